@@ -1,0 +1,142 @@
+//
+// BlueTuskException.h
+//
+// Library: BlueTusk/Foundation
+//
+// The BlueTusk exception family (DESIGN.md section 7). Every exception derives from BlueTuskException,
+// itself a Poco::Exception. Messages never contain a password or authentication payload.
+//
+
+#ifndef BlueTusk_BlueTuskException_INCLUDED
+#define BlueTusk_BlueTuskException_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/AddressAttempt.h"
+#include "Poco/Exception.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskException, Poco::Exception)
+	/// The base of every BlueTusk exception.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskConnectionStringException, BlueTuskException)
+	/// A connection string (or one of its keywords) is malformed. The message names the keyword or the
+	/// position and what is wrong, never the value of Password.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskAuthenticationException, BlueTuskException)
+	/// The server rejected the credentials (SQLSTATE class 28), the SCRAM server signature did not verify,
+	/// or the server asked for an authentication method the client cannot do. Stops a multi-host open.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskNoAcceptableHostException, BlueTuskException)
+	/// No host of the list gave an acceptable session. The message lists every endpoint attempted, in
+	/// order, with its outcome; nested exceptions keep the per-host detail.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskPoolTimeoutException, BlueTuskException)
+	/// A pooled checkout waited Checkout Timeout seconds without capacity; the message gives the
+	/// per-endpoint counts.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskPluginException, BlueTuskException)
+	/// A policy plugin could not be loaded, or no loaded plugin provides the policy name asked for
+	/// (the message lists the available names).
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskProtocolException, BlueTuskException)
+	/// The server sent a malformed, oversized or unexpected protocol message. The session is broken.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskSessionBrokenException, BlueTuskException)
+	/// The session's connection was lost (EOF, reset, timeout mid-message) or the session was closed.
+
+
+class BlueTusk_Foundation_API BlueTuskTransportException: public BlueTuskException
+	/// Every address of a host endpoint failed (DESIGN.md section 3). The message names the endpoint and
+	/// each address with its outcome; the nested exception holds the same ordered per-address diagnostics,
+	/// which attempts() also returns as data.
+{
+public:
+	BlueTuskTransportException(int code = 0);
+	BlueTuskTransportException(const std::string& msg, int code = 0);
+	BlueTuskTransportException(const std::string& msg, const std::string& arg, int code = 0);
+	BlueTuskTransportException(const std::string& msg, const Poco::Exception& nested, int code = 0);
+	BlueTuskTransportException(const std::string& endpoint, const AddressAttemptList& attempts);
+		/// Builds the message "could not connect to <endpoint>: <address> <outcome> (<text>) after N ms; ..."
+		/// and a nested BlueTuskException holding one line per address, in order.
+	BlueTuskTransportException(const BlueTuskTransportException& exc);
+	~BlueTuskTransportException() noexcept;
+	BlueTuskTransportException& operator = (const BlueTuskTransportException& exc);
+	const char* name() const noexcept;
+	const char* className() const noexcept;
+	Poco::Exception* clone() const;
+	void rethrow() const;
+
+	const AddressAttemptList& attempts() const;
+		/// The ordered per-address diagnostics (may be empty when the failure came after the connect).
+
+	const std::string& endpoint() const;
+		/// The endpoint's display form ("db-a:5432"), or empty.
+
+private:
+	std::string _endpoint;
+	AddressAttemptList _attempts;
+};
+
+
+class BlueTusk_Foundation_API BlueTuskServerException: public BlueTuskException
+	/// The server answered with an ErrorResponse (PostgreSQL docs, 55.8 "Error and Notice Message
+	/// Fields"). Holds SQLSTATE, severity, message, detail, hint and position. The message text is
+	/// "<SEVERITY>: <message> (SQLSTATE <code>)" plus detail and hint when present.
+{
+public:
+	struct Fields
+	{
+		std::string severity;   /// "ERROR", "FATAL", "PANIC" (field V, else S)
+		std::string sqlState;   /// five characters, e.g. "57P03"
+		std::string message;    /// primary human-readable message (field M)
+		std::string detail;     /// field D
+		std::string hint;       /// field H
+		int position = 0;       /// field P (1-based character index), 0 when absent
+		std::string schema, table, column, constraint;
+	};
+
+	BlueTuskServerException(int code = 0);
+	BlueTuskServerException(const std::string& msg, int code = 0);
+	BlueTuskServerException(const std::string& msg, const std::string& arg, int code = 0);
+	BlueTuskServerException(const std::string& msg, const Poco::Exception& nested, int code = 0);
+	explicit BlueTuskServerException(const Fields& fields, bool sessionUsable = true);
+	BlueTuskServerException(const BlueTuskServerException& exc);
+	~BlueTuskServerException() noexcept;
+	BlueTuskServerException& operator = (const BlueTuskServerException& exc);
+	const char* name() const noexcept;
+	const char* className() const noexcept;
+	Poco::Exception* clone() const;
+	void rethrow() const;
+
+	const Fields& fields() const;
+	const std::string& sqlState() const;
+	const std::string& severity() const;
+
+	bool sessionUsable() const;
+		/// True when the session that raised this error can still run commands (an ERROR answered by
+		/// ReadyForQuery); false for FATAL/PANIC or an error during startup.
+
+	bool isAvailabilityError() const;
+		/// SQLSTATE 57P01, 57P02, 57P03, 53300 or class 08: the server is not available; a multi-host open
+		/// moves on to the next host (DESIGN.md section 4).
+
+	bool isAuthenticationError() const;
+		/// SQLSTATE class 28 (invalid authorization specification / invalid password).
+
+private:
+	Fields _fields;
+	bool _sessionUsable = true;
+};
+
+
+bool BlueTusk_Foundation_API isSessionUsable(const Poco::Exception& exc);
+	/// Whether the session that threw exc can still be used: true only for a BlueTuskServerException whose
+	/// sessionUsable() is true (the server reported an ERROR and is ready for the next command).
+
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_BlueTuskException_INCLUDED

@@ -1,0 +1,90 @@
+//
+// ConnectionSettings.h
+//
+// Library: BlueTusk/Foundation
+//
+// The settings object every connection string form parses into (DESIGN.md section 2).
+//
+
+#ifndef BlueTusk_ConnectionSettings_INCLUDED
+#define BlueTusk_ConnectionSettings_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Timespan.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+class BlueTusk_Foundation_API ConnectionSettings
+	/// All keywords of a connection string, resolved: environment fallbacks (PGHOST, PGPORT, ...) and
+	/// defaults are applied by parse(). Plain data with public members; copy it freely. Not synchronized:
+	/// do not modify one object from several threads.
+	///
+	/// Accepted forms (see doc/connection-strings.md):
+	///   - Npgsql style:  "Host=db-a,db-b;Port=5432,6432;Target Session Attributes=prefer-standby"
+	///   - libpq keyword/value: "host=db-a,db-b port=5432 target_session_attrs=read-write"
+	///   - URL: "postgresql://user:secret@db-a:5432,db-b:6432/app?target_session_attrs=standby"
+{
+public:
+	std::vector<BlueTuskHostEndpoint> endpoints;
+		/// The ordered host list with each host's port resolved (own :port, positional Port, shared Port,
+		/// 5432). Duplicates are kept as written.
+	std::string database;          /// Database / dbname; defaults to the user name
+	std::string username;          /// Username / user
+	std::string password;          /// Password; never printed (toString() shows Password=***)
+	std::string applicationName;   /// Application Name / application_name
+	TargetSessionAttributes targetSessionAttributes = TargetSessionAttributes::Any;
+	std::string hostOrder = "sequential";
+		/// Host Order / hostorder, or "random" from Load Balance Hosts=true: a host-order policy name.
+	Poco::Timespan connectTimeout = Poco::Timespan(15, 0);
+		/// Timeout / connect_timeout: one deadline for one host (resolve, every address, TLS, startup,
+		/// authentication, role probe). Zero means no limit. Given in seconds (decimals accepted).
+	Poco::Timespan failoverTimeout = 0;
+		/// Failover Timeout / failover_timeout: how long to keep retrying the host list (0: one pass).
+	Poco::Timespan hostRecheck = Poco::Timespan(10, 0);
+		/// Host Recheck Seconds: how long a learned host state is trusted.
+	SslMode sslMode = SslMode::Prefer;   /// SSL Mode / sslmode
+	std::string rootCertificate;         /// Root Certificate / sslrootcert
+	std::string passfile;                /// Passfile / passfile; empty means ~/.pgpass
+	bool pooling = true;                 /// Pooling
+	int minPoolSize = 0;                 /// Minimum Pool Size, per endpoint
+	int maxPoolSize = 100;               /// Maximum Pool Size, per endpoint
+	Poco::Timespan connectionIdleLifetime = Poco::Timespan(300, 0); /// Connection Idle Lifetime
+	Poco::Timespan connectionLifetime = 0;     /// Connection Lifetime (0: never retire)
+	Poco::Timespan checkoutTimeout = Poco::Timespan(15, 0); /// Checkout Timeout
+	bool noResetOnClose = false;               /// No Reset On Close
+	std::string evictionPolicy = "standard";   /// Eviction Policy
+	std::vector<std::string> pluginPath;       /// Plugin Path: extra plugin directories or files
+	Poco::Timespan commandTimeout = 0;         /// Command Timeout (0: none)
+
+	ConnectionSettings();
+
+	static ConnectionSettings parse(const std::string& connectionString);
+		/// Parses any of the three forms, then applies environment fallbacks and defaults.
+		/// Throws BlueTuskConnectionStringException naming the keyword or position and what is wrong
+		/// (never the value of Password).
+
+	static ConnectionSettings parse(const std::string& connectionString, const std::map<std::string, std::string>& environment);
+		/// As parse(), with the environment given explicitly (for tests); variables absent from the map
+		/// are treated as unset.
+
+	void set(const std::string& keyword, const std::string& value);
+		/// Applies one keyword (any accepted spelling, case-insensitive) as if it were written last in
+		/// the connection string; used for configuration overrides. Re-derives the endpoints when Host
+		/// or Port changes. Throws BlueTuskConnectionStringException like parse().
+
+	std::string toString() const;
+		/// A canonical Npgsql-style connection string that parses back to equal settings, with
+		/// "Password=***" in place of any password.
+
+	std::string hostList() const;
+		/// The endpoints' display forms joined with ","; for messages.
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_ConnectionSettings_INCLUDED

@@ -1,0 +1,76 @@
+//
+// TargetSessionAttributes.h
+//
+// Library: BlueTusk/Foundation
+//
+// The target session attributes, the server roles and the SSL modes, with their canonical names.
+//
+
+#ifndef BlueTusk_TargetSessionAttributes_INCLUDED
+#define BlueTusk_TargetSessionAttributes_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+enum class TargetSessionAttributes
+	/// Which kind of server a session must reach (PostgreSQL docs 34.1.2, target_session_attrs;
+	/// Npgsql's Target Session Attributes). Classification rules: DESIGN.md section 4.
+{
+	Any,           /// "any"
+	Primary,       /// "primary"
+	Standby,       /// "standby"
+	PreferPrimary, /// "prefer-primary"
+	PreferStandby, /// "prefer-standby"
+	ReadWrite,     /// "read-write"
+	ReadOnly       /// "read-only"
+};
+
+BlueTusk_Foundation_API std::string toString(TargetSessionAttributes target);
+	/// The canonical name ("prefer-standby").
+
+BlueTusk_Foundation_API TargetSessionAttributes parseTargetSessionAttributes(const std::string& text, const std::string& keyword = "Target Session Attributes");
+	/// Parses a canonical name, case-insensitively; "preferstandby"/"prefer_standby" style spellings of
+	/// Npgsql are accepted too. Throws BlueTuskConnectionStringException naming keyword and the accepted
+	/// values for anything else.
+
+BlueTusk_Foundation_API const std::vector<std::string>& targetSessionAttributesNames();
+	/// The seven canonical names in declaration order.
+
+
+enum class ServerRole
+	/// What a server is, as learned after authentication (DESIGN.md section 4).
+{
+	Unknown,         /// "unknown": not probed yet
+	Primary,         /// "primary": not in recovery, read-write by default
+	PrimaryReadOnly, /// "primary-read-only": not in recovery, default_transaction_read_only on
+	Standby          /// "standby": in recovery (hot standby), always read-only
+};
+
+BlueTusk_Foundation_API std::string toString(ServerRole role);
+	/// "unknown", "primary", "primary-read-only", "standby".
+
+BlueTusk_Foundation_API ServerRole parseServerRole(const std::string& text);
+	/// Inverse of toString(ServerRole); throws BlueTuskException for an unknown name.
+
+
+enum class SslMode
+	/// libpq's sslmode (PostgreSQL docs 34.19.3 "Protection Provided in Different Modes").
+{
+	Disable,    /// "disable"
+	Allow,      /// "allow": plain first, TLS if the server insists
+	Prefer,     /// "prefer": TLS if the server offers it, else plain (the default)
+	Require,    /// "require": TLS or fail; no certificate verification
+	VerifyCa,   /// "verify-ca": TLS, certificate chain verified against Root Certificate
+	VerifyFull  /// "verify-full": as verify-ca, and the host name must match the certificate
+};
+
+BlueTusk_Foundation_API std::string toString(SslMode mode);
+BlueTusk_Foundation_API SslMode parseSslMode(const std::string& text, const std::string& keyword = "SSL Mode");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_TargetSessionAttributes_INCLUDED

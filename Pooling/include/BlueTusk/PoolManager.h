@@ -1,0 +1,199 @@
+//
+// PoolManager.h
+//
+// Library: BlueTusk/Pooling
+//
+// One EndpointPool per distinct endpoint, their shared first-come-first-served waiting, and pruning.
+//
+
+#ifndef BlueTusk_PoolManager_INCLUDED
+#define BlueTusk_PoolManager_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/Session.h"
+#include "Poco/Timestamp.h"
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace BlueTusk {
+
+class EndpointPool;
+class PoolManager;
+
+
+class BlueTusk_Pooling_API PoolClock
+	/// The time source of the pools; tests substitute a controllable one.
+{
+public:
+	using Ptr = std::shared_ptr<PoolClock>;
+	virtual ~PoolClock();
+	virtual Poco::Timestamp now() const;
+		/// The current time (the system clock by default). Thread-safe.
+};
+
+
+struct BlueTusk_Pooling_API PoolEntry
+	/// One physical session owned by an EndpointPool, while it is handed out.
+{
+	Session::Ptr session;
+	PooledSessionInfo info;
+	EndpointPool* pool = nullptr;   /// the owning pool: release() always goes back there
+};
+
+using PoolEntryPtr = std::unique_ptr<PoolEntry>;
+
+
+struct BlueTusk_Pooling_API PoolGrant
+	/// What an acquisition yields: an idle session (entry set), or a reservation of capacity in pool
+	/// (entry null) that the caller turns into a session with EndpointPool::openReserved() or gives back
+	/// with EndpointPool::cancelReservation(). An empty grant (pool null) means nothing was available.
+{
+	EndpointPool* pool = nullptr;
+	PoolEntryPtr entry;
+
+	bool empty() const { return pool == nullptr; }
+	bool isReservation() const { return pool != nullptr && !entry; }
+};
+
+
+class BlueTusk_Pooling_API EndpointPool
+	/// The sessions of one endpoint (DESIGN.md section 5): minimum and maximum size, idle and maximum
+	/// lifetime (through the EvictionPolicy), reset on return, warm-up and draining. Created and owned by a
+	/// PoolManager. All methods are thread-safe (they share the manager's lock).
+{
+public:
+	const BlueTuskHostEndpoint& endpoint() const;
+
+	PoolEntryPtr tryTakeIdle();
+		/// An idle session, most recently returned first, or null. Never waits, no I/O. Null when
+		/// draining or when earlier checkouts are waiting for this pool (first come, first served).
+
+	bool tryReserve();
+		/// Reserves room for one new session if total < maximum and not draining (and nobody waits).
+		/// The reservation counts as busy until openReserved() or cancelReservation().
+
+	PoolEntryPtr openReserved();
+		/// Opens a new session through the SessionFactory on a reservation. On failure the reservation is
+		/// released (waiters are told), connectFailures is counted, and the factory's exception propagates.
+
+	void cancelReservation();
+		/// Gives back a reservation that was not used.
+
+	void release(PoolEntryPtr entry, bool broken = false);
+		/// Returns a leased session. A broken one (or one whose isBroken() is true) is closed; otherwise
+		/// it is reset (ROLLBACK if in a transaction, DISCARD ALL unless No Reset On Close), then handed to
+		/// the first waiter whose set contains this pool, or kept idle if the EvictionPolicy agrees and
+		/// pooling is on, else closed. A session whose reset fails is closed. Never throws.
+
+	void adopt(Session::Ptr session);
+		/// Takes a session opened outside the pool (a race loser) as idle if there is room and the pool
+		/// keeps idle sessions; otherwise closes it. Never throws.
+
+	void drain();
+		/// Hands out nothing new from this pool, closes its idle sessions now, and closes busy ones when
+		/// they return. Waiters whose only pool this is time out.
+
+	void resume();
+		/// Ends draining.
+
+	bool isDraining() const;
+
+	void setLastKnownRole(ServerRole role);
+	ServerRole lastKnownRole() const;
+
+	PoolStatistics statistics() const;
+		/// A consistent snapshot of this pool's counters.
+
+	int prune();
+		/// Applies the eviction policy to the idle sessions now and tops the pool up to its minimum
+		/// (warm-up). Returns the number of sessions closed. Called by the manager's pruning thread.
+
+	void warmUp();
+		/// Opens sessions until the pool holds its minimum (synchronously; failures are counted and
+		/// logged, not thrown).
+
+	~EndpointPool();
+
+private:
+	EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& endpoint);
+	EndpointPool(const EndpointPool&) = delete;
+	EndpointPool& operator = (const EndpointPool&) = delete;
+
+	friend class PoolManager;
+	struct Impl;
+	std::unique_ptr<Impl> _impl;
+	PoolManager& _manager;
+	BlueTuskHostEndpoint _endpoint;
+};
+
+
+class BlueTusk_Pooling_API PoolManager
+	/// Owns one EndpointPool per distinct endpoint (duplicates in the host list share a pool), the FIFO
+	/// queue of checkouts waiting on several pools at once, and the background pruning thread.
+	/// Thread-safe. Destroying the manager stops pruning and closes every session; leases still out must be
+	/// released before (release after destruction is undefined).
+{
+public:
+	struct Options
+	{
+		bool keepIdle = true;      /// false: pools close every returned session (unpooled connections)
+		bool enforceMaximum = true;/// false: no Maximum Pool Size limit (unpooled connections)
+		bool startPruning = true;  /// run the background pruning/warm-up thread
+		Poco::Timespan pruneInterval = Poco::Timespan(1, 0);
+	};
+
+	PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,
+		const Options& options, PoolClock::Ptr clock = nullptr);
+		/// Pools are created lazily by pool(); the settings give min/max/lifetimes/reset. clock null: system.
+
+	~PoolManager();
+
+	EndpointPool& pool(const BlueTuskHostEndpoint& endpoint);
+		/// The pool of endpoint, created on first use. The reference stays valid for the manager's life.
+
+	std::vector<EndpointPool*> pools() const;
+		/// Every pool created so far, in creation order.
+
+	PoolGrant waitForAny(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline);
+		/// Waits, first come first served with every other waiter, until one of candidates can hand out an
+		/// idle session or a reservation. Throws BlueTuskPoolTimeoutException at deadline; its message names
+		/// each candidate with total/idle/busy/pending/max. Counts the timeout in each candidate's statistics.
+
+	PoolStatistics statistics() const;
+		/// The aggregate over all pools (a consistent snapshot).
+
+	std::map<BlueTuskHostEndpoint, PoolStatistics> hostStatistics() const;
+		/// Per endpoint, taken under one lock (consistent with statistics()).
+
+	void drain();
+		/// drain() on every pool.
+
+	void warmUp(const std::vector<BlueTuskHostEndpoint>& endpoints);
+		/// Creates the pools of endpoints and opens each one's minimum (synchronously).
+
+	int prune();
+		/// One pruning pass over every pool (also run by the background thread). Returns sessions closed.
+
+	const ConnectionSettings& settings() const;
+	const Options& options() const;
+	PoolClock& clock() const;
+	SessionFactory& factory() const;
+	EvictionPolicy& evictionPolicy() const;
+
+private:
+	PoolManager(const PoolManager&) = delete;
+	PoolManager& operator = (const PoolManager&) = delete;
+
+	friend class EndpointPool;
+	struct Impl;
+	std::unique_ptr<Impl> _impl;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_PoolManager_INCLUDED

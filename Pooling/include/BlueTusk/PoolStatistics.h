@@ -1,0 +1,46 @@
+//
+// PoolStatistics.h
+//
+// Library: BlueTusk/Pooling
+//
+// Counters of one endpoint pool, or of all pools of a data source (DESIGN.md section 5).
+//
+
+#ifndef BlueTusk_PoolStatistics_INCLUDED
+#define BlueTusk_PoolStatistics_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Types.h"
+#include <string>
+
+namespace BlueTusk {
+
+struct BlueTusk_Pooling_API PoolStatistics
+	/// A consistent snapshot (taken under the pool lock): busy + idle == total. Sessions being opened
+	/// count as busy. In an aggregate, minSize and maxSize are sums and lastKnownRole is Unknown.
+{
+	int total = 0;       /// sessions owned by the pool(s): idle + busy
+	int idle = 0;        /// sessions ready to hand out
+	int busy = 0;        /// leased sessions, plus sessions being opened
+	int pending = 0;     /// checkouts waiting for capacity
+	Poco::UInt64 created = 0;          /// physical sessions opened successfully
+	Poco::UInt64 closed = 0;           /// physical sessions closed (any reason, evictions included)
+	Poco::UInt64 evicted = 0;          /// closed by the eviction policy (idle or max lifetime)
+	Poco::UInt64 checkoutTimeouts = 0; /// checkouts that gave up after Checkout Timeout
+	Poco::UInt64 connectFailures = 0;  /// failed attempts to open a new session
+	int minSize = 0;
+	int maxSize = 0;
+	bool draining = false;
+	ServerRole lastKnownRole = ServerRole::Unknown;
+
+	PoolStatistics& operator += (const PoolStatistics& other);
+		/// Adds counters and sizes; draining becomes true if either is; the role becomes Unknown.
+
+	std::string toString() const;
+		/// "total=3 idle=1 busy=2 pending=0 created=3 closed=0 evicted=0 timeouts=0 failures=0 min=0 max=20"
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_PoolStatistics_INCLUDED

@@ -1,0 +1,41 @@
+//
+// PoolStatistics.cpp
+//
+// Library: BlueTusk/Pooling
+//
+
+#include "BlueTusk/PoolStatistics.h"
+
+namespace BlueTusk {
+
+PoolStatistics& PoolStatistics::operator += (const PoolStatistics& other)
+{
+	total += other.total;
+	idle += other.idle;
+	busy += other.busy;
+	pending += other.pending;
+	created += other.created;
+	closed += other.closed;
+	evicted += other.evicted;
+	checkoutTimeouts += other.checkoutTimeouts;
+	connectFailures += other.connectFailures;
+	minSize += other.minSize;
+	maxSize += other.maxSize;
+	draining = draining || other.draining;
+	lastKnownRole = ServerRole::Unknown;
+	return *this;
+}
+
+
+std::string PoolStatistics::toString() const
+{
+	return "total=" + std::to_string(total) + " idle=" + std::to_string(idle) + " busy=" + std::to_string(busy) +
+		" pending=" + std::to_string(pending) + " created=" + std::to_string(created) +
+		" closed=" + std::to_string(closed) + " evicted=" + std::to_string(evicted) +
+		" timeouts=" + std::to_string(checkoutTimeouts) + " failures=" + std::to_string(connectFailures) +
+		" min=" + std::to_string(minSize) + " max=" + std::to_string(maxSize) +
+		(draining ? " draining" : "") +
+		(lastKnownRole != ServerRole::Unknown ? " role=" + BlueTusk::toString(lastKnownRole) : std::string());
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,51 @@
+//
+// Policies.cpp
+//
+// Library: BlueTusk/Routing
+//
+// Out-of-line members of the policy base classes (their vtables live in BlueTuskRouting, which both the
+// router and the plugins link: PLATFORM-NOTES, ClassLoader plugins).
+//
+
+#include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/TargetSessionPolicy.h"
+
+namespace BlueTusk {
+
+std::string toString(RoleVerdict verdict)
+{
+	switch (verdict)
+	{
+	case RoleVerdict::Accept:   return "accept";
+	case RoleVerdict::Fallback: return "fallback";
+	case RoleVerdict::Reject:   break;
+	}
+	return "reject";
+}
+
+
+TargetSessionPolicy::TargetSessionPolicy()
+{
+}
+
+
+TargetSessionPolicy::~TargetSessionPolicy()
+{
+}
+
+
+HostOrderPolicy::HostOrderPolicy()
+{
+}
+
+
+HostOrderPolicy::~HostOrderPolicy()
+{
+}
+
+
+void HostOrderPolicy::configure(const Poco::Util::AbstractConfiguration&)
+{
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,112 @@
+//
+// Session.h
+//
+// Library: BlueTusk/Transport
+//
+// One physical session with one server: the interface the pools and the router work with.
+//
+
+#ifndef BlueTusk_Session_INCLUDED
+#define BlueTusk_Session_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/QueryResult.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Timestamp.h"
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+enum class TransactionStatus
+	/// The transaction status indicator of the last ReadyForQuery (PostgreSQL docs 55.7).
+{
+	Idle,          /// 'I': not in a transaction block
+	InTransaction, /// 'T': in a transaction block
+	Failed         /// 'E': in a failed transaction block
+};
+
+
+class BlueTusk_Transport_API Session
+	/// One physical connection to one server, authenticated and ready for queries. The real
+	/// implementation is ProtocolSession (the PostgreSQL protocol 3.0); tests may provide their own.
+	///
+	/// Thread-safety: a session is used by one thread at a time; only cancel() may be called from another
+	/// thread while a query runs.
+{
+public:
+	using Ptr = std::unique_ptr<Session>;
+
+	virtual ~Session();
+
+	virtual const BlueTuskHostEndpoint& endpoint() const = 0;
+		/// The endpoint this session is connected to (host as written, port).
+
+	virtual std::string connectedAddress() const = 0;
+		/// The socket address actually connected ("127.0.0.1:5432", "/tmp/.s.PGSQL.5432").
+
+	virtual ServerRole role() const = 0;
+		/// The last known role (ServerRole::Unknown until probed).
+
+	virtual ServerRole probeRole(bool force) = 0;
+		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
+		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
+		/// round trip "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')".
+		/// Throws BlueTuskSessionBrokenException / BlueTuskServerException on failure.
+
+	virtual bool isBroken() const = 0;
+		/// True once the connection has failed (EOF, reset, protocol error, timeout mid-message) or was
+		/// closed; a broken session must never be reused.
+
+	virtual TransactionStatus transactionStatus() const = 0;
+
+	virtual void reset(bool discardAll) = 0;
+		/// Prepares the session for reuse by another user: ROLLBACK when a transaction is open, then
+		/// DISCARD ALL when discardAll. Throws on failure (the session is then broken).
+
+	virtual void close() = 0;
+		/// Sends Terminate and closes the socket. Never throws; safe to call twice.
+
+	virtual std::vector<QueryResult> executeSimple(const std::string& sql) = 0;
+		/// Runs sql with the simple query protocol (several statements allowed), one result per
+		/// statement. Throws BlueTuskServerException on an ErrorResponse (the session stays usable),
+		/// BlueTuskSessionBrokenException when the connection fails.
+
+	virtual QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters) = 0;
+		/// Runs one statement with the extended query protocol (Parse/Bind/Describe/Execute/Sync),
+		/// parameters in text format ($1, $2, ...; std::nullopt is NULL).
+
+	virtual void cancel() = 0;
+		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.
+
+	virtual std::string parameterStatus(const std::string& name) const = 0;
+		/// The last ParameterStatus value for name ("server_version", "in_hot_standby"), or "".
+
+	virtual Poco::Timestamp createdAt() const = 0;
+		/// When the physical connection was established.
+};
+
+
+class BlueTusk_Transport_API SessionFactory
+	/// Opens physical sessions. The real one is ProtocolSessionFactory; pool tests use fakes.
+	/// Implementations must be thread-safe.
+{
+public:
+	using Ptr = std::shared_ptr<SessionFactory>;
+
+	virtual ~SessionFactory();
+
+	virtual Session::Ptr open(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings) = 0;
+		/// Opens one authenticated session to endpoint under the settings' connectTimeout (one deadline
+		/// for resolving, every address, TLS, startup and authentication). Throws
+		/// BlueTuskTransportException (every address failed), BlueTuskAuthenticationException,
+		/// BlueTuskServerException (e.g. 57P03 during startup) or BlueTuskProtocolException.
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_Session_INCLUDED
