@@ -1,0 +1,111 @@
+# shellcheck shell=bash
+#
+# scripts/lib.sh: functions shared by scripts/setup, scripts/test, scripts/demo and scripts/cluster.
+# Source it; it defines functions and variables only (no side effects).
+#
+#   BLUETUSK_ROOT        the repository root (derived from this file's location)
+#   BLUETUSK_BUILD_DIR   build directory (default <root>/build)
+#   BLUETUSK_BUILD_TYPE  CMake build type (default RelWithDebInfo)
+#   BLUETUSK_JOBS        parallel build jobs (default: nproc)
+
+BLUETUSK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BLUETUSK_BUILD_DIR="${BLUETUSK_BUILD_DIR:-$BLUETUSK_ROOT/build}"
+BLUETUSK_BUILD_TYPE="${BLUETUSK_BUILD_TYPE:-RelWithDebInfo}"
+BLUETUSK_JOBS="${BLUETUSK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# The Debian packages needed to build, test and run the demo. ninja-build is optional (make is the fallback).
+BLUETUSK_PACKAGES=(cmake g++ make pkg-config libpoco-dev libcppunit-dev postgresql-15 postgresql-client-15
+	libpq-dev libbenchmark-dev openssl)
+BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
+
+bt_log()
+	# Prints one progress line: "==> message".
+{
+	printf '==> %s\n' "$*"
+}
+
+bt_die()
+	# Prints an error to stderr and exits with status 1.
+{
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+bt_as_root()
+	# Runs a command as root: directly when we are root, else through sudo.
+{
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		bt_die "need root (or sudo) to run: $*"
+	fi
+}
+
+bt_package_installed()
+	# True when the Debian package $1 is installed.
+{
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+bt_install_packages()
+	# Installs the missing packages of BLUETUSK_PACKAGES (and, best effort, the optional ones).
+	# Runs "apt-get update" once, only when something is missing.
+{
+	local missing=() optional=() pkg
+	for pkg in "${BLUETUSK_PACKAGES[@]}"; do
+		bt_package_installed "$pkg" || missing+=("$pkg")
+	done
+	for pkg in "${BLUETUSK_OPTIONAL_PACKAGES[@]}"; do
+		bt_package_installed "$pkg" || optional+=("$pkg")
+	done
+	if [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ]; then
+		bt_log "packages: all present (${BLUETUSK_PACKAGES[*]} ${BLUETUSK_OPTIONAL_PACKAGES[*]})"
+		return 0
+	fi
+	command -v apt-get >/dev/null 2>&1 || bt_die "missing packages (${missing[*]} ${optional[*]}) and no apt-get: install them by hand"
+	export DEBIAN_FRONTEND=noninteractive
+	bt_log "packages: installing ${missing[*]} ${optional[*]}"
+	bt_as_root apt-get update -q
+	if [ ${#missing[@]} -gt 0 ]; then
+		bt_as_root apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+	fi
+	if [ ${#optional[@]} -gt 0 ]; then
+		bt_as_root apt-get install -y -q --no-install-recommends "${optional[@]}" </dev/null \
+			|| bt_log "packages: optional ${optional[*]} not installed (falling back)"
+	fi
+}
+
+bt_generator()
+	# The CMake generator: the one an existing build directory was made with, else Ninja when available,
+	# else Unix Makefiles.
+{
+	local cache="$BLUETUSK_BUILD_DIR/CMakeCache.txt"
+	if [ -f "$cache" ]; then
+		sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache"
+	elif command -v ninja >/dev/null 2>&1; then
+		echo Ninja
+	else
+		echo "Unix Makefiles"
+	fi
+}
+
+bt_build()
+	# Configures and builds BlueTusk in BLUETUSK_BUILD_DIR. Extra arguments go to the configure step.
+{
+	local generator
+	generator="$(bt_generator)"
+	bt_log "configure: cmake -S $BLUETUSK_ROOT -B $BLUETUSK_BUILD_DIR -G \"$generator\" -DCMAKE_BUILD_TYPE=$BLUETUSK_BUILD_TYPE $*"
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" "$@"
+	bt_log "build: cmake --build $BLUETUSK_BUILD_DIR -j$BLUETUSK_JOBS"
+	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS"
+}
+
+bt_cluster_env()
+	# Exports the cluster port and directory for scripts/cluster and the test suites (TestEnvironment.h).
+{
+	export BLUETUSK_CLUSTER_PORT="${BLUETUSK_CLUSTER_PORT:-${BLUETUSK_TEST_PORT:-55432}}"
+	export BLUETUSK_TEST_PORT="$BLUETUSK_CLUSTER_PORT"
+	export BLUETUSK_CLUSTER_DIR="${BLUETUSK_CLUSTER_DIR:-/tmp/bluetusk-cluster-$BLUETUSK_CLUSTER_PORT}"
+}
