@@ -14,7 +14,9 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/QueryResult.h"
 #include "BlueTusk/TargetSessionAttributes.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "Poco/Timestamp.h"
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -91,6 +93,33 @@ public:
 };
 
 
+class BlueTusk_Transport_API OpenCancellation
+	/// A flag another thread raises to abandon a SessionFactory::openCancellable() in progress: the router
+	/// cancels the losing attempts of a parallel race (Host Order=parallel) so that no socket or thread
+	/// outlives the open (DESIGN.md section 4). Thread-safe.
+{
+public:
+	OpenCancellation() = default;
+
+	void cancel() noexcept
+		/// Asks the open to give up as soon as it can.
+	{
+		_cancelled.store(true);
+	}
+
+	bool isCancelled() const noexcept
+	{
+		return _cancelled.load();
+	}
+
+private:
+	OpenCancellation(const OpenCancellation&) = delete;
+	OpenCancellation& operator = (const OpenCancellation&) = delete;
+
+	std::atomic<bool> _cancelled{false};
+};
+
+
 class BlueTusk_Transport_API SessionFactory
 	/// Opens physical sessions. The real one is ProtocolSessionFactory; pool tests use fakes.
 	/// Implementations must be thread-safe.
@@ -105,6 +134,18 @@ public:
 		/// for resolving, every address, TLS, startup and authentication). Throws
 		/// BlueTuskTransportException (every address failed), BlueTuskAuthenticationException,
 		/// BlueTuskServerException (e.g. 57P03 during startup) or BlueTuskProtocolException.
+
+	virtual Session::Ptr openCancellable(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings,
+		const OpenCancellation& cancellation)
+		/// As open(), but gives up soon (within about 50 ms; e.g. by waiting on sockets in short slices and
+		/// checking the flag) after cancellation.cancel(), throwing BlueTuskTransportException whose message
+		/// says "cancelled", with every socket closed. Used by the router for racing attempts.
+		/// The default implementation only checks the flag before starting, then calls open() (which then
+		/// runs to its own deadline); ProtocolSessionFactory should override it.
+	{
+		if (cancellation.isCancelled()) throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
+		return open(endpoint, settings);
+	}
 };
 
 } // namespace BlueTusk
