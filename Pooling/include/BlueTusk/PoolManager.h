@@ -124,6 +124,9 @@ private:
 	EndpointPool(const EndpointPool&) = delete;
 	EndpointPool& operator = (const EndpointPool&) = delete;
 
+	void warmUpPool(bool background);
+		/// warmUp() and the warm-up half of prune(); background: give up when the manager stops.
+
 	friend class PoolManager;
 	struct Impl;
 	std::unique_ptr<Impl> _impl;

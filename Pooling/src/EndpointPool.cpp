@@ -1,0 +1,455 @@
+//
+// EndpointPool.cpp
+//
+// Library: BlueTusk/Pooling
+//
+// The sessions of one endpoint (DESIGN.md section 5). Every method takes the manager's mutex for the
+// bookkeeping only; opening, resetting and closing sessions happen outside it.
+//
+
+#include "BlueTusk/PoolManager.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "PoolManagerImpl.h"
+#include "Poco/Exception.h"
+#include <set>
+
+namespace BlueTusk {
+
+namespace {
+
+std::string describeException(const std::exception_ptr& error)
+	/// The displayText() of a Poco exception or what() of another, for log lines. Session and factory
+	/// exceptions never carry secrets (DESIGN.md section 4, "Secrets").
+{
+	try
+	{
+		std::rethrow_exception(error);
+	}
+	catch (Poco::Exception& exc)
+	{
+		return exc.displayText();
+	}
+	catch (std::exception& exc)
+	{
+		return exc.what();
+	}
+	catch (...)
+	{
+		return "unknown exception";
+	}
+}
+
+} // namespace
+
+
+EndpointPool::EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& endpoint):
+	_impl(new Impl),
+	_manager(manager),
+	_endpoint(endpoint)
+{
+}
+
+
+EndpointPool::~EndpointPool()
+{
+}
+
+
+const BlueTuskHostEndpoint& EndpointPool::endpoint() const
+{
+	return _endpoint;
+}
+
+
+PoolEntryPtr EndpointPool::tryTakeIdle()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger);
+	std::lock_guard<std::mutex> lock(m.mutex);
+	if (_impl->pending > 0) return nullptr;
+	return m.takeIdleLocked(*this, closer);
+}
+
+
+bool EndpointPool::tryReserve()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	std::lock_guard<std::mutex> lock(m.mutex);
+	if (_impl->pending > 0) return false;
+	return m.reserveLocked(*this);
+}
+
+
+PoolEntryPtr EndpointPool::openReserved()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Session::Ptr session;
+	std::exception_ptr error;
+	try
+	{
+		session = m.factory->open(_endpoint, m.settings);
+		if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
+	}
+	catch (...)
+	{
+		error = std::current_exception();
+	}
+	if (error)
+	{
+		{
+			Detail::SessionCloser closer(m.logger);
+			std::lock_guard<std::mutex> lock(m.mutex);
+			--_impl->busy;
+			++_impl->connectFailures;
+			m.dispatchLocked(*this, closer);
+		}
+		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error));
+		std::rethrow_exception(error);
+	}
+
+	PoolEntryPtr entry(new PoolEntry);
+	entry->pool = this;
+	try
+	{
+		entry->info.lifetime = m.eviction->lifetimeFor(m.settings);
+	}
+	catch (...)
+	{
+		entry->info.lifetime = 0;
+	}
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		entry->info.createdAt = m.clock->now();
+		entry->info.lastReturned = entry->info.createdAt;
+		++_impl->created;
+	}
+	entry->session = std::move(session);
+	if (m.logger.debug()) m.logger.debug("opened a session to " + _endpoint.toString());
+	return entry;
+}
+
+
+void EndpointPool::cancelReservation()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger);
+	std::lock_guard<std::mutex> lock(m.mutex);
+	if (_impl->busy <= 0)
+	{
+		m.logger.error(_endpoint.toString() + ": cancelReservation() without a reservation ignored");
+		return;
+	}
+	--_impl->busy;
+	m.dispatchLocked(*this, closer);
+}
+
+
+void EndpointPool::release(PoolEntryPtr entry, bool broken)
+{
+	if (!entry) return;
+	if (entry->pool && entry->pool != this)
+	{
+		entry->pool->release(std::move(entry), broken);
+		return;
+	}
+	PoolManager::Impl& m = *_manager._impl;
+	try
+	{
+		Detail::SessionCloser closer(m.logger);
+		Session::Ptr session = std::move(entry->session);
+		if (!session)
+		{
+			// The holder kept or destroyed the session object: only the bookkeeping is left to undo.
+			std::lock_guard<std::mutex> lock(m.mutex);
+			m.discardLocked(*this, nullptr, false, closer);
+			return;
+		}
+		if (!broken && session->isBroken()) broken = true;
+
+		// Decide before the reset whether the session can stay at all: no round trips for a session that
+		// is closed anyway (broken, draining, past its lifetime, or an unpooled connection with no waiter).
+		{
+			std::lock_guard<std::mutex> lock(m.mutex);
+			if (broken || _impl->draining)
+			{
+				m.discardLocked(*this, std::move(session), false, closer);
+				return;
+			}
+			const Poco::Timestamp now = m.clock->now();
+			bool keep = false;
+			try
+			{
+				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
+			}
+			catch (...)
+			{
+				keep = false;
+			}
+			if (!keep)
+			{
+				m.discardLocked(*this, std::move(session), true, closer);
+				return;
+			}
+			if (!m.options.keepIdle && _impl->pending == 0)
+			{
+				m.discardLocked(*this, std::move(session), false, closer);
+				return;
+			}
+		}
+
+		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.
+		const bool discardAll = !m.settings.noResetOnClose;
+		if (discardAll || session->transactionStatus() != TransactionStatus::Idle)
+		{
+			try
+			{
+				session->reset(discardAll);
+			}
+			catch (...)
+			{
+				if (m.logger.debug())
+					m.logger.debug("resetting a session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+				broken = true;
+			}
+		}
+		if (session->isBroken()) broken = true;
+
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (broken)
+		{
+			m.discardLocked(*this, std::move(session), false, closer);
+			return;
+		}
+		entry->info.lastReturned = m.clock->now();
+		entry->session = std::move(session);
+		entry->pool = this;
+		m.parkLocked(*this, std::move(entry), closer);
+	}
+	catch (...)
+	{
+		m.logger.error(_endpoint.toString() + ": releasing a session failed: " + describeException(std::current_exception()));
+	}
+}
+
+
+void EndpointPool::adopt(Session::Ptr session)
+{
+	if (!session) return;
+	PoolManager::Impl& m = *_manager._impl;
+	try
+	{
+		Detail::SessionCloser closer(m.logger);
+		Poco::Timespan lifetime = 0;
+		try
+		{
+			lifetime = m.eviction->lifetimeFor(m.settings);
+		}
+		catch (...)
+		{
+		}
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (session->isBroken() || !m.options.keepIdle || _impl->draining || !m.hasRoomLocked(*this))
+		{
+			closer.add(std::move(session));
+			return;
+		}
+		++_impl->created;
+		++_impl->busy;
+		PoolEntryPtr entry(new PoolEntry);
+		entry->session = std::move(session);
+		entry->pool = this;
+		entry->info.createdAt = m.clock->now();
+		entry->info.lastReturned = entry->info.createdAt;
+		entry->info.lifetime = lifetime;
+		m.parkLocked(*this, std::move(entry), closer);
+	}
+	catch (...)
+	{
+		m.logger.error(_endpoint.toString() + ": adopting a session failed: " + describeException(std::current_exception()));
+	}
+}
+
+
+void EndpointPool::drain()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger);
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		const bool wasDraining = _impl->draining;
+		_impl->draining = true;
+		for (auto& item: _impl->idle)
+		{
+			++_impl->closed;
+			closer.add(std::move(item.session));
+		}
+		_impl->idle.clear();
+		m.failDrainedWaitersLocked(closer);
+		if (!wasDraining)
+			m.logger.information("draining the pool of " + _endpoint.toString() + ": closing " + std::to_string(closer.size()) +
+				" idle session(s) now and " + std::to_string(_impl->busy) + " busy one(s) when they return");
+	}
+	closer.closeAll();
+}
+
+
+void EndpointPool::resume()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger);
+	std::lock_guard<std::mutex> lock(m.mutex);
+	if (!_impl->draining) return;
+	_impl->draining = false;
+	m.logger.information("the pool of " + _endpoint.toString() + " hands out sessions again");
+	m.dispatchLocked(*this, closer);
+}
+
+
+bool EndpointPool::isDraining() const
+{
+	std::lock_guard<std::mutex> lock(_manager._impl->mutex);
+	return _impl->draining;
+}
+
+
+void EndpointPool::setLastKnownRole(ServerRole role)
+{
+	std::lock_guard<std::mutex> lock(_manager._impl->mutex);
+	_impl->lastKnownRole = role;
+}
+
+
+ServerRole EndpointPool::lastKnownRole() const
+{
+	std::lock_guard<std::mutex> lock(_manager._impl->mutex);
+	return _impl->lastKnownRole;
+}
+
+
+PoolStatistics EndpointPool::statistics() const
+{
+	std::lock_guard<std::mutex> lock(_manager._impl->mutex);
+	return _manager._impl->statisticsLocked(*this);
+}
+
+
+int EndpointPool::prune()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	int evicted = 0;
+	{
+		Detail::SessionCloser closer(m.logger);
+		{
+			std::lock_guard<std::mutex> lock(m.mutex);
+			if (!_impl->idle.empty() && !_impl->draining)
+			{
+				std::vector<PooledSessionInfo> infos;
+				infos.reserve(_impl->idle.size());
+				for (const auto& item: _impl->idle) infos.push_back(item.info);
+				std::vector<std::size_t> selected;
+				try
+				{
+					selected = m.eviction->selectForEviction(infos, m.sizeLocked(*this), m.settings, m.clock->now());
+				}
+				catch (...)
+				{
+					m.logger.error(_endpoint.toString() + ": the eviction policy failed: " + describeException(std::current_exception()));
+				}
+				std::set<std::size_t> doomed;
+				for (std::size_t index: selected)
+				{
+					if (index < _impl->idle.size()) doomed.insert(index);
+				}
+				for (auto it = doomed.rbegin(); it != doomed.rend(); ++it)
+				{
+					closer.add(std::move(_impl->idle[*it].session));
+					_impl->idle.erase(_impl->idle.begin() + static_cast<std::ptrdiff_t>(*it));
+					++_impl->closed;
+					++_impl->evicted;
+				}
+				evicted = static_cast<int>(doomed.size());
+				if (evicted > 0) m.dispatchLocked(*this, closer);
+			}
+		}
+		if (evicted > 0 && m.logger.debug())
+			m.logger.debug(_endpoint.toString() + ": evicted " + std::to_string(evicted) + " idle session(s)");
+	}
+	warmUpPool(true);
+	return evicted;
+}
+
+
+void EndpointPool::warmUp()
+{
+	warmUpPool(false);
+}
+
+
+void EndpointPool::warmUpPool(bool background)
+{
+	PoolManager::Impl& m = *_manager._impl;
+	int needed = 0;
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (!m.options.keepIdle || _impl->draining || (background && m.stopping)) return;
+		needed = _impl->minSize - _impl->total();
+		if (needed <= 0) return;
+		_impl->busy += needed;   // the sessions being opened count as busy
+	}
+	for (int i = 0; i < needed; ++i)
+	{
+		const int unopened = needed - i;
+		{
+			Detail::SessionCloser closer(m.logger);
+			std::lock_guard<std::mutex> lock(m.mutex);
+			if (_impl->draining || (background && m.stopping))
+			{
+				_impl->busy -= unopened;
+				m.dispatchLocked(*this, closer);
+				return;
+			}
+		}
+		Session::Ptr session;
+		std::exception_ptr error;
+		try
+		{
+			session = m.factory->open(_endpoint, m.settings);
+			if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
+		}
+		catch (...)
+		{
+			error = std::current_exception();
+		}
+		if (error)
+		{
+			{
+				Detail::SessionCloser closer(m.logger);
+				std::lock_guard<std::mutex> lock(m.mutex);
+				_impl->busy -= unopened;
+				++_impl->connectFailures;
+				m.dispatchLocked(*this, closer);
+			}
+			m.logger.warning("warming up the pool of " + _endpoint.toString() + " failed: " + describeException(error));
+			return;
+		}
+		PoolEntryPtr entry(new PoolEntry);
+		entry->pool = this;
+		entry->session = std::move(session);
+		try
+		{
+			entry->info.lifetime = m.eviction->lifetimeFor(m.settings);
+		}
+		catch (...)
+		{
+		}
+		Detail::SessionCloser closer(m.logger);
+		std::lock_guard<std::mutex> lock(m.mutex);
+		++_impl->created;
+		entry->info.createdAt = m.clock->now();
+		entry->info.lastReturned = entry->info.createdAt;
+		m.parkLocked(*this, std::move(entry), closer);
+	}
+	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": warmed up to " + std::to_string(needed) + " more session(s)");
+}
+
+} // namespace BlueTusk

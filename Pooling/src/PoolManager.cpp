@@ -1,0 +1,567 @@
+//
+// PoolManager.cpp
+//
+// Library: BlueTusk/Pooling
+//
+// The pools of one data source, their shared first-come-first-served waiting queue and the pruning thread
+// (DESIGN.md section 5).
+//
+
+#include "BlueTusk/PoolManager.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "PoolManagerImpl.h"
+#include "Poco/Exception.h"
+#include <chrono>
+
+namespace BlueTusk {
+
+//
+// Detail::SessionCloser
+//
+
+namespace Detail {
+
+SessionCloser::SessionCloser(Poco::Logger& logger):
+	_logger(logger)
+{
+}
+
+
+SessionCloser::~SessionCloser()
+{
+	closeAll();
+}
+
+
+void SessionCloser::add(Session::Ptr session)
+{
+	if (session) _sessions.push_back(std::move(session));
+}
+
+
+void SessionCloser::closeAll()
+{
+	std::vector<Session::Ptr> sessions;
+	sessions.swap(_sessions);
+	for (auto& session: sessions)
+	{
+		try
+		{
+			if (_logger.debug())
+				_logger.debug("closing pooled session to " + session->endpoint().toString());
+			session->close();
+		}
+		catch (...)
+		{
+			// Session::close() never throws; a session that does is dropped all the same.
+		}
+		try
+		{
+			session.reset();
+		}
+		catch (...)
+		{
+		}
+	}
+}
+
+
+std::size_t SessionCloser::size() const
+{
+	return _sessions.size();
+}
+
+} // namespace Detail
+
+
+//
+// PoolManager::Impl
+//
+
+PoolManager::Impl::Impl(const ConnectionSettings& settings_, SessionFactory::Ptr factory_,
+		EvictionPolicy::Ptr eviction_, const Options& options_, PoolClock::Ptr clock_):
+	settings(settings_),
+	factory(std::move(factory_)),
+	eviction(std::move(eviction_)),
+	options(options_),
+	clock(clock_ ? std::move(clock_) : std::make_shared<PoolClock>()),
+	logger(Poco::Logger::get("BlueTusk.Pooling"))
+{
+}
+
+
+EndpointPool::Impl& PoolManager::Impl::state(EndpointPool& pool)
+{
+	return *pool._impl;
+}
+
+
+const EndpointPool::Impl& PoolManager::Impl::state(const EndpointPool& pool)
+{
+	return *pool._impl;
+}
+
+
+bool PoolManager::Impl::hasRoomLocked(const EndpointPool& pool) const
+{
+	const EndpointPool::Impl& s = state(pool);
+	return s.maxSize <= 0 || s.total() < s.maxSize;
+}
+
+
+PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::SessionCloser& closer)
+{
+	EndpointPool::Impl& s = state(pool);
+	if (s.draining) return nullptr;
+	while (!s.idle.empty())
+	{
+		Detail::IdleSession item = std::move(s.idle.back());
+		s.idle.pop_back();
+		if (item.session->isBroken())
+		{
+			++s.closed;
+			closer.add(std::move(item.session));
+			continue;
+		}
+		++s.busy;
+		PoolEntryPtr entry(new PoolEntry);
+		entry->session = std::move(item.session);
+		entry->info = item.info;
+		entry->pool = &pool;
+		return entry;
+	}
+	return nullptr;
+}
+
+
+bool PoolManager::Impl::reserveLocked(EndpointPool& pool)
+{
+	EndpointPool::Impl& s = state(pool);
+	if (s.draining || !hasRoomLocked(pool)) return false;
+	++s.busy;
+	return true;
+}
+
+
+std::list<Detail::PoolWaiter*>::iterator PoolManager::Impl::completeLocked(std::list<Detail::PoolWaiter*>::iterator it)
+{
+	Detail::PoolWaiter* waiter = *it;
+	for (EndpointPool* candidate: waiter->candidates)
+		--state(*candidate).pending;
+	auto next = waiters.erase(it);
+	waiter->wakeUp.notify_one();
+	return next;
+}
+
+
+void PoolManager::Impl::dispatchLocked(EndpointPool& pool, Detail::SessionCloser& closer)
+{
+	if (state(pool).draining) return;
+	auto it = waiters.begin();
+	while (it != waiters.end())
+	{
+		Detail::PoolWaiter* waiter = *it;
+		if (!waiter->includes(&pool))
+		{
+			++it;
+			continue;
+		}
+		PoolEntryPtr entry = takeIdleLocked(pool, closer);
+		if (!entry && !reserveLocked(pool)) break;
+		waiter->grant.pool = &pool;
+		waiter->grant.entry = std::move(entry);
+		waiter->granted = true;
+		it = completeLocked(it);
+	}
+}
+
+
+bool PoolManager::Impl::handOffLocked(EndpointPool& pool, PoolEntryPtr& entry)
+{
+	if (state(pool).draining) return false;
+	for (auto it = waiters.begin(); it != waiters.end(); ++it)
+	{
+		Detail::PoolWaiter* waiter = *it;
+		if (waiter->includes(&pool))
+		{
+			entry->pool = &pool;
+			waiter->grant.pool = &pool;
+			waiter->grant.entry = std::move(entry);
+			waiter->granted = true;
+			completeLocked(it);
+			return true;
+		}
+	}
+	return false;
+}
+
+
+void PoolManager::Impl::failDrainedWaitersLocked(Detail::SessionCloser& closer)
+{
+	auto it = waiters.begin();
+	while (it != waiters.end())
+	{
+		Detail::PoolWaiter* waiter = *it;
+		bool allDraining = std::all_of(waiter->candidates.begin(), waiter->candidates.end(),
+			[](EndpointPool* candidate) { return state(*candidate).draining; });
+		if (allDraining)
+		{
+			waiter->drained = true;
+			it = completeLocked(it);
+		}
+		else ++it;
+	}
+	// The remaining waiters can only be served by pools that do not drain; give them what those have.
+	for (auto& pool: pools)
+	{
+		if (!state(*pool).draining) dispatchLocked(*pool, closer);
+	}
+}
+
+
+void PoolManager::Impl::parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detail::SessionCloser& closer)
+{
+	EndpointPool::Impl& s = state(pool);
+	if (s.draining)
+	{
+		discardLocked(pool, std::move(entry->session), false, closer);
+		return;
+	}
+	if (handOffLocked(pool, entry)) return;
+	if (options.keepIdle)
+	{
+		Detail::IdleSession item;
+		item.session = std::move(entry->session);
+		item.info = entry->info;
+		s.idle.push_back(std::move(item));
+		--s.busy;
+		return;
+	}
+	discardLocked(pool, std::move(entry->session), false, closer);
+}
+
+
+void PoolManager::Impl::discardLocked(EndpointPool& pool, Session::Ptr session, bool evicted, Detail::SessionCloser& closer)
+{
+	EndpointPool::Impl& s = state(pool);
+	--s.busy;
+	++s.closed;
+	if (evicted) ++s.evicted;
+	closer.add(std::move(session));
+	dispatchLocked(pool, closer);
+}
+
+
+PoolSizeInfo PoolManager::Impl::sizeLocked(const EndpointPool& pool) const
+{
+	const EndpointPool::Impl& s = state(pool);
+	PoolSizeInfo size;
+	size.total = s.total();
+	size.idle = static_cast<int>(s.idle.size());
+	size.minSize = s.minSize;
+	size.maxSize = s.maxSize;
+	return size;
+}
+
+
+PoolStatistics PoolManager::Impl::statisticsLocked(const EndpointPool& pool) const
+{
+	const EndpointPool::Impl& s = state(pool);
+	PoolStatistics stats;
+	stats.total = s.total();
+	stats.idle = static_cast<int>(s.idle.size());
+	stats.busy = s.busy;
+	stats.pending = s.pending;
+	stats.created = s.created;
+	stats.closed = s.closed;
+	stats.evicted = s.evicted;
+	stats.checkoutTimeouts = s.checkoutTimeouts;
+	stats.connectFailures = s.connectFailures;
+	stats.minSize = s.minSize;
+	stats.maxSize = s.maxSize;
+	stats.draining = s.draining;
+	stats.lastKnownRole = s.lastKnownRole;
+	return stats;
+}
+
+
+std::string PoolManager::Impl::describeLocked(const EndpointPool& pool) const
+{
+	const EndpointPool::Impl& s = state(pool);
+	std::string text = pool.endpoint().toString() + " (";
+	if (s.draining) text += "draining, ";
+	text += "total=" + std::to_string(s.total()) + ", idle=" + std::to_string(s.idle.size()) +
+		", busy=" + std::to_string(s.busy) + ", pending=" + std::to_string(s.pending) +
+		", max=" + (s.maxSize > 0 ? std::to_string(s.maxSize) : std::string("unlimited")) + ")";
+	return text;
+}
+
+
+void PoolManager::Impl::pruneLoop()
+{
+	std::unique_lock<std::mutex> lock(mutex);
+	while (!stopping)
+	{
+		pruneWakeUp.wait_for(lock, std::chrono::microseconds(options.pruneInterval.totalMicroseconds()),
+			[this] { return stopping; });
+		if (stopping) break;
+		std::vector<EndpointPool*> snapshot;
+		for (auto& pool: pools) snapshot.push_back(pool.get());
+		lock.unlock();
+		for (EndpointPool* pool: snapshot)
+		{
+			try
+			{
+				pool->prune();
+			}
+			catch (Poco::Exception& exc)
+			{
+				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.displayText());
+			}
+			catch (std::exception& exc)
+			{
+				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.what());
+			}
+		}
+		lock.lock();
+	}
+}
+
+
+//
+// PoolManager
+//
+
+PoolManager::PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,
+		const Options& options, PoolClock::Ptr clock):
+	_impl(new Impl(settings, std::move(factory), std::move(eviction), options, std::move(clock)))
+{
+	if (!_impl->factory) throw Poco::InvalidArgumentException("PoolManager needs a SessionFactory");
+	if (!_impl->eviction) throw Poco::InvalidArgumentException("PoolManager needs an EvictionPolicy");
+	if (_impl->options.pruneInterval <= 0) _impl->options.pruneInterval = Poco::Timespan(1, 0);
+	if (_impl->options.startPruning)
+	{
+		Impl* impl = _impl.get();
+		_impl->pruner = std::thread([impl] { impl->pruneLoop(); });
+	}
+}
+
+
+PoolManager::~PoolManager()
+{
+	{
+		std::lock_guard<std::mutex> lock(_impl->mutex);
+		_impl->stopping = true;
+	}
+	_impl->pruneWakeUp.notify_all();
+	if (_impl->pruner.joinable()) _impl->pruner.join();
+
+	Detail::SessionCloser closer(_impl->logger);
+	{
+		std::lock_guard<std::mutex> lock(_impl->mutex);
+		for (auto& pool: _impl->pools)
+		{
+			EndpointPool::Impl& s = Impl::state(*pool);
+			s.draining = true;
+			for (auto& item: s.idle)
+			{
+				++s.closed;
+				closer.add(std::move(item.session));
+			}
+			s.idle.clear();
+			if (s.busy > 0)
+				_impl->logger.warning(pool->endpoint().toString() + ": pool destroyed with " + std::to_string(s.busy) + " session(s) still leased");
+		}
+		_impl->failDrainedWaitersLocked(closer);
+	}
+	closer.closeAll();
+}
+
+
+EndpointPool& PoolManager::pool(const BlueTuskHostEndpoint& endpoint)
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	auto it = _impl->index.find(endpoint);
+	if (it != _impl->index.end()) return *it->second;
+
+	std::unique_ptr<EndpointPool> pool(new EndpointPool(*this, endpoint));
+	EndpointPool::Impl& s = Impl::state(*pool);
+	s.maxSize = _impl->options.enforceMaximum ? std::max(1, _impl->settings.maxPoolSize) : 0;
+	s.minSize = _impl->options.keepIdle ? std::max(0, _impl->settings.minPoolSize) : 0;
+	if (s.maxSize > 0) s.minSize = std::min(s.minSize, s.maxSize);
+	EndpointPool* result = pool.get();
+	_impl->pools.push_back(std::move(pool));
+	_impl->index[endpoint] = result;
+	return *result;
+}
+
+
+std::vector<EndpointPool*> PoolManager::pools() const
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	std::vector<EndpointPool*> result;
+	for (auto& pool: _impl->pools) result.push_back(pool.get());
+	return result;
+}
+
+
+PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline)
+{
+	Detail::PoolWaiter waiter;
+	for (EndpointPool* candidate: candidates)
+	{
+		if (candidate && !waiter.includes(candidate)) waiter.candidates.push_back(candidate);
+	}
+	if (waiter.candidates.empty())
+		throw Poco::InvalidArgumentException("PoolManager::waitForAny() needs at least one candidate pool");
+
+	const Poco::Timestamp started;
+	Detail::SessionCloser closer(_impl->logger);
+	std::unique_lock<std::mutex> lock(_impl->mutex);
+
+	// Immediate capacity, unless earlier checkouts wait for that pool: idle sessions first, then room.
+	for (EndpointPool* candidate: waiter.candidates)
+	{
+		if (Impl::state(*candidate).pending > 0) continue;
+		PoolEntryPtr entry = _impl->takeIdleLocked(*candidate, closer);
+		if (entry)
+		{
+			PoolGrant grant;
+			grant.pool = candidate;
+			grant.entry = std::move(entry);
+			return grant;
+		}
+	}
+	for (EndpointPool* candidate: waiter.candidates)
+	{
+		if (Impl::state(*candidate).pending > 0) continue;
+		if (_impl->reserveLocked(*candidate))
+		{
+			PoolGrant grant;
+			grant.pool = candidate;
+			return grant;
+		}
+	}
+
+	bool allDraining = std::all_of(waiter.candidates.begin(), waiter.candidates.end(),
+		[](EndpointPool* candidate) { return Impl::state(*candidate).draining; });
+	if (!allDraining)
+	{
+		_impl->waiters.push_back(&waiter);
+		for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).pending;
+		while (!waiter.granted && !waiter.drained)
+		{
+			const Poco::Timestamp now;
+			if (now >= deadline) break;
+			waiter.wakeUp.wait_for(lock, std::chrono::microseconds(deadline - now));
+		}
+		if (waiter.granted) return std::move(waiter.grant);
+	}
+
+	std::string counts;
+	for (EndpointPool* candidate: waiter.candidates)
+	{
+		if (!counts.empty()) counts += "; ";
+		counts += _impl->describeLocked(*candidate);
+	}
+	const long long waited = static_cast<long long>((Poco::Timestamp() - started) / 1000);
+	if (allDraining || waiter.drained)
+	{
+		lock.unlock();
+		closer.closeAll();
+		throw BlueTuskPoolTimeoutException("no pooled session can be handed out because every candidate pool is draining"
+			" (drain() was called; resume() or a new data source ends it): " + counts);
+	}
+	// Still queued: the deadline passed.
+	auto it = std::find(_impl->waiters.begin(), _impl->waiters.end(), &waiter);
+	if (it != _impl->waiters.end())
+	{
+		for (EndpointPool* candidate: waiter.candidates) --Impl::state(*candidate).pending;
+		_impl->waiters.erase(it);
+	}
+	for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).checkoutTimeouts;
+	lock.unlock();
+	closer.closeAll();
+	_impl->logger.warning("checkout timed out after " + std::to_string(waited) + " ms: " + counts);
+	throw BlueTuskPoolTimeoutException("no pooled session became available within the checkout timeout (waited " +
+		std::to_string(waited) + " ms): " + counts +
+		". Raise Maximum Pool Size or Checkout Timeout, or return sessions to the pool sooner");
+}
+
+
+PoolStatistics PoolManager::statistics() const
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	PoolStatistics total;
+	for (auto& pool: _impl->pools) total += _impl->statisticsLocked(*pool);
+	// A checkout waiting on several pools is counted in each of them, but once here.
+	total.pending = static_cast<int>(_impl->waiters.size());
+	return total;
+}
+
+
+std::map<BlueTuskHostEndpoint, PoolStatistics> PoolManager::hostStatistics() const
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	std::map<BlueTuskHostEndpoint, PoolStatistics> result;
+	for (auto& pool: _impl->pools) result[pool->endpoint()] = _impl->statisticsLocked(*pool);
+	return result;
+}
+
+
+void PoolManager::drain()
+{
+	for (EndpointPool* pool: pools()) pool->drain();
+}
+
+
+void PoolManager::warmUp(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::vector<EndpointPool*> targets;
+	for (const auto& endpoint: endpoints)
+	{
+		EndpointPool* p = &pool(endpoint);
+		if (std::find(targets.begin(), targets.end(), p) == targets.end()) targets.push_back(p);
+	}
+	for (EndpointPool* p: targets) p->warmUp();
+}
+
+
+int PoolManager::prune()
+{
+	int closed = 0;
+	for (EndpointPool* pool: pools()) closed += pool->prune();
+	return closed;
+}
+
+
+const ConnectionSettings& PoolManager::settings() const
+{
+	return _impl->settings;
+}
+
+
+const PoolManager::Options& PoolManager::options() const
+{
+	return _impl->options;
+}
+
+
+PoolClock& PoolManager::clock() const
+{
+	return *_impl->clock;
+}
+
+
+SessionFactory& PoolManager::factory() const
+{
+	return *_impl->factory;
+}
+
+
+EvictionPolicy& PoolManager::evictionPolicy() const
+{
+	return *_impl->eviction;
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,165 @@
+//
+// PoolManagerImpl.h
+//
+// Library: BlueTusk/Pooling
+//
+// Private: the state behind PoolManager and EndpointPool. Every pool of a manager shares the manager's one
+// mutex; the helpers named *Locked must be called with it held. No I/O (opening, resetting or closing a
+// session) ever happens while the mutex is held: sessions to close are collected in a SessionCloser that
+// closes them after the lock is released.
+//
+
+#ifndef BlueTusk_PoolManagerImpl_INCLUDED
+#define BlueTusk_PoolManagerImpl_INCLUDED
+
+#include "BlueTusk/PoolManager.h"
+#include "Poco/Logger.h"
+#include <algorithm>
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace BlueTusk {
+namespace Detail {
+
+struct IdleSession
+	/// A session parked in a pool, with what the eviction policy knows of it.
+{
+	Session::Ptr session;
+	PooledSessionInfo info;
+};
+
+
+struct PoolWaiter
+	/// One checkout waiting in PoolManager::waitForAny(). Lives on the waiting thread's stack; it is in the
+	/// manager's FIFO queue exactly while it waits. Whoever completes it (grant or drain failure) removes it
+	/// from the queue, adjusts the pools' pending counts and signals wakeUp, all under the manager's mutex.
+{
+	std::vector<EndpointPool*> candidates; /// distinct pools, in the caller's order
+	std::condition_variable wakeUp;
+	PoolGrant grant;
+	bool granted = false;
+	bool drained = false;                  /// every candidate is draining: fail fast
+
+	bool includes(const EndpointPool* pool) const
+	{
+		return std::find(candidates.begin(), candidates.end(), pool) != candidates.end();
+	}
+};
+
+
+class SessionCloser
+	/// Collects sessions to close under the lock and closes them in its destructor. Declare it before the
+	/// lock guard so that it is destroyed (and closes) after the lock is released.
+{
+public:
+	explicit SessionCloser(Poco::Logger& logger);
+	~SessionCloser();
+
+	void add(Session::Ptr session);
+	void closeAll();
+		/// Closes and destroys every collected session now (the lock must not be held). Never throws.
+
+	std::size_t size() const;
+
+private:
+	SessionCloser(const SessionCloser&) = delete;
+	SessionCloser& operator = (const SessionCloser&) = delete;
+
+	Poco::Logger& _logger;
+	std::vector<Session::Ptr> _sessions;
+};
+
+} // namespace Detail
+
+
+struct EndpointPool::Impl
+{
+	std::vector<Detail::IdleSession> idle; /// a stack: back() is the most recently returned
+	int busy = 0;                          /// leased + reserved + being opened
+	int pending = 0;                       /// waiters whose candidate set contains this pool
+	Poco::UInt64 created = 0;
+	Poco::UInt64 closed = 0;
+	Poco::UInt64 evicted = 0;
+	Poco::UInt64 checkoutTimeouts = 0;
+	Poco::UInt64 connectFailures = 0;
+	bool draining = false;
+	ServerRole lastKnownRole = ServerRole::Unknown;
+	int minSize = 0;                       /// effective minimum (never above maxSize)
+	int maxSize = 0;                       /// effective maximum; 0: no limit
+
+	int total() const
+	{
+		return busy + static_cast<int>(idle.size());
+	}
+};
+
+
+struct PoolManager::Impl
+{
+	Impl(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,
+		const Options& options, PoolClock::Ptr clock);
+
+	ConnectionSettings settings;
+	SessionFactory::Ptr factory;
+	EvictionPolicy::Ptr eviction;
+	Options options;
+	PoolClock::Ptr clock;
+	Poco::Logger& logger;
+
+	mutable std::mutex mutex;
+	std::vector<std::unique_ptr<EndpointPool>> pools;       /// creation order
+	std::map<BlueTuskHostEndpoint, EndpointPool*> index;
+	std::list<Detail::PoolWaiter*> waiters;                 /// FIFO: front() waits longest
+	std::condition_variable pruneWakeUp;
+	bool stopping = false;
+	std::thread pruner;
+
+	static EndpointPool::Impl& state(EndpointPool& pool);
+	static const EndpointPool::Impl& state(const EndpointPool& pool);
+
+	bool hasRoomLocked(const EndpointPool& pool) const;
+		/// total < maximum (always true without enforceMaximum).
+
+	PoolEntryPtr takeIdleLocked(EndpointPool& pool, Detail::SessionCloser& closer);
+		/// Pops the most recently returned idle session that is not broken (broken ones go to closer) and
+		/// counts it busy; null when there is none or the pool is draining. Ignores waiters.
+
+	bool reserveLocked(EndpointPool& pool);
+		/// Counts one more busy session when not draining and there is room. Ignores waiters.
+
+	void dispatchLocked(EndpointPool& pool, Detail::SessionCloser& closer);
+		/// Serves the waiters whose set contains pool, first come first served, with its idle sessions and
+		/// then reservations, for as long as it has capacity. Call after anything that may add capacity.
+
+	bool handOffLocked(EndpointPool& pool, PoolEntryPtr& entry);
+		/// Gives entry (counted busy in pool) to the first waiter whose set contains pool; false if none.
+
+	std::list<Detail::PoolWaiter*>::iterator completeLocked(std::list<Detail::PoolWaiter*>::iterator it);
+		/// Removes a waiter from the queue, undoes its pending counts and wakes it. Returns the next one.
+
+	void failDrainedWaitersLocked(Detail::SessionCloser& closer);
+		/// Fails the waiters whose every candidate is draining, and lets the pools that still serve give
+		/// their capacity to the others.
+
+	void parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detail::SessionCloser& closer);
+		/// A healthy session counted busy in pool becomes available: closed if pool drains, else handed to
+		/// the first waiter, else idle (keepIdle) or closed.
+
+	void discardLocked(EndpointPool& pool, Session::Ptr session, bool evicted, Detail::SessionCloser& closer);
+		/// A session counted busy in pool is closed; the freed capacity goes to waiters.
+
+	PoolSizeInfo sizeLocked(const EndpointPool& pool) const;
+	PoolStatistics statisticsLocked(const EndpointPool& pool) const;
+	std::string describeLocked(const EndpointPool& pool) const;
+		/// "127.0.0.1:5432 (total=2, idle=0, busy=2, pending=1, max=2)" for exception messages.
+
+	void pruneLoop();
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_PoolManagerImpl_INCLUDED
