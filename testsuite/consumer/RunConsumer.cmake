@@ -1,0 +1,72 @@
+# Proves that an installed BlueTusk is usable by another project (issue 2, "Build and layout"):
+#   1. cmake --install <BUILD_DIR> --prefix <WORK_DIR>/prefix
+#   2. configure + build testsuite/consumer/project against that prefix (find_package(BlueTusk))
+#   3. run it and check its output
+# Run as: cmake -DBUILD_DIR=... -DPROJECT_DIR=... -DWORK_DIR=... -DGENERATOR=... -DLIBDIR=lib -P RunConsumer.cmake
+
+foreach(var BUILD_DIR PROJECT_DIR WORK_DIR GENERATOR LIBDIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "RunConsumer.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/build)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${status}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(output "${out}" PARENT_SCOPE)
+endfunction()
+
+run("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# What must be installed: the headers, the four libraries, the CMake package.
+foreach(file
+    include/BlueTusk/ConnectionSettings.h include/BlueTusk/Session.h include/BlueTusk/PoolStatistics.h
+    include/BlueTusk/TargetSessionPolicy.h
+    ${LIBDIR}/libBlueTuskFoundation.so ${LIBDIR}/libBlueTuskTransport.so ${LIBDIR}/libBlueTuskPooling.so
+    ${LIBDIR}/libBlueTuskRouting.so ${LIBDIR}/cmake/BlueTusk/BlueTuskConfig.cmake
+    ${LIBDIR}/cmake/BlueTusk/BlueTuskConfigVersion.cmake ${LIBDIR}/cmake/BlueTusk/BlueTuskTargets.cmake)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "not installed: ${prefix}/${file}")
+  endif()
+endforeach()
+
+# The consumer sees only the prefix (and the system's Poco): no path into the source or build tree.
+run("configure consumer" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${consumer_build} -G ${GENERATOR}
+  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run("build consumer" ${CMAKE_COMMAND} --build ${consumer_build})
+run("run consumer" ${consumer_build}/bluetusk-consumer)
+message(STATUS "consumer output:\n${output}")
+
+# Literal lines the output must contain.
+foreach(line
+    "endpoint db-a:5433" "endpoint db-b:6432" "endpoint [::1]:5433" "target prefer-standby" "verdict fallback"
+    "plugins ${prefix}/${LIBDIR}/bluetusk/plugins")
+  string(FIND "${output}" "${line}\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "consumer output lacks the line \"${line}\"")
+  endif()
+endforeach()
+if(NOT output MATCHES "settings [^\n]*Password=\\*\\*\\*")
+  message(FATAL_ERROR "consumer output lacks \"settings ...Password=***\"")
+endif()
+if(output MATCHES "consumer-secret")
+  message(FATAL_ERROR "consumer output shows the password")
+endif()
+
+# The installed plugins (whichever exist yet) are in the directory the package names.
+file(GLOB built_plugins ${BUILD_DIR}/plugins/*.so)
+foreach(plugin ${built_plugins})
+  get_filename_component(name ${plugin} NAME)
+  if(NOT EXISTS ${prefix}/${LIBDIR}/bluetusk/plugins/${name})
+    message(FATAL_ERROR "plugin not installed: ${prefix}/${LIBDIR}/bluetusk/plugins/${name}")
+  endif()
+endforeach()
+message(STATUS "consumer check passed")

@@ -1,0 +1,39 @@
+//
+// main.cpp
+//
+// The find_package consumer: parses a connection string with the installed BlueTusk and prints what it got,
+// one "key value" line each, for RunConsumer.cmake to check.
+//
+
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/TargetSessionPolicy.h"
+#include <iostream>
+#include <map>
+#include <string>
+
+int main(int argc, char** argv)
+{
+	const std::string connectionString = argc > 1 ? argv[1] :
+		"Host=db-a,db-b:6432,[::1];Port=5433;Username=app;Password=consumer-secret;Target Session Attributes=prefer-standby";
+	try
+	{
+		// An explicit (empty) environment: PGHOST and friends of the caller must not change the result.
+		const BlueTusk::ConnectionSettings settings =
+			BlueTusk::ConnectionSettings::parse(connectionString, std::map<std::string, std::string>());
+		for (const auto& endpoint: settings.endpoints)
+		{
+			std::cout << "endpoint " << endpoint.toString() << std::endl;
+		}
+		std::cout << "target " << BlueTusk::toString(settings.targetSessionAttributes) << std::endl;
+		std::cout << "verdict " << BlueTusk::toString(BlueTusk::RoleVerdict::Fallback) << std::endl;
+		std::cout << "settings " << settings.toString() << std::endl;
+		std::cout << "plugins " << CONSUMER_PLUGIN_DIR << std::endl;
+		return 0;
+	}
+	catch (BlueTusk::BlueTuskException& exc)
+	{
+		std::cerr << "error " << exc.displayText() << std::endl;
+		return 1;
+	}
+}
