@@ -82,12 +82,27 @@ bool EndpointPool::tryReserve()
 
 PoolEntryPtr EndpointPool::openReserved()
 {
+	return openReservedWith(nullptr);
+}
+
+
+PoolEntryPtr EndpointPool::openReserved(const OpenCancellation& cancellation)
+{
+	return openReservedWith(&cancellation);
+}
+
+
+PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation)
+{
 	PoolManager::Impl& m = *_manager._impl;
 	Session::Ptr session;
 	std::exception_ptr error;
 	try
 	{
-		session = m.factory->open(_endpoint, m.settings);
+		if (cancellation)
+			session = m.factory->openCancellable(_endpoint, m.settings, *cancellation);
+		else
+			session = m.factory->open(_endpoint, m.settings);
 		if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
 	}
 	catch (...)

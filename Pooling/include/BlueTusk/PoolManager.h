@@ -81,6 +81,10 @@ public:
 		/// Opens a new session through the SessionFactory on a reservation. On failure the reservation is
 		/// released (waiters are told), connectFailures is counted, and the factory's exception propagates.
 
+	PoolEntryPtr openReserved(const OpenCancellation& cancellation);
+		/// As openReserved(), through SessionFactory::openCancellable(): another thread may abandon the open
+		/// (a losing attempt of a parallel race). A cancelled open releases the reservation like a failure.
+
 	void cancelReservation();
 		/// Gives back a reservation that was not used.
 
@@ -124,6 +128,7 @@ private:
 	EndpointPool(const EndpointPool&) = delete;
 	EndpointPool& operator = (const EndpointPool&) = delete;
 
+	PoolEntryPtr openReservedWith(const OpenCancellation* cancellation);
 	void warmUpPool(bool background);
 		/// warmUp() and the warm-up half of prune(); background: give up when the manager stops.
 
