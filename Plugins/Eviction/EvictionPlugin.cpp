@@ -1,0 +1,14 @@
+//
+// EvictionPlugin.cpp
+//
+// Library: BlueTusk/Plugins/Eviction
+//
+// The Poco ClassLoader manifest of the eviction plugin library (DESIGN.md section 6).
+//
+
+#include "StandardEvictionPolicy.h"
+#include "Poco/ClassLibrary.h"
+
+POCO_BEGIN_MANIFEST(BlueTusk::EvictionPolicy)
+	POCO_EXPORT_INTERFACE(BlueTusk::StandardEvictionPolicy, "standard")
+POCO_END_MANIFEST
