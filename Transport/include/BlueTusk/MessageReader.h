@@ -1,0 +1,82 @@
+//
+// MessageReader.h
+//
+// Library: BlueTusk/Transport
+//
+// Framing of backend (server-to-client) messages of the PostgreSQL protocol 3.0, with length limits.
+//
+
+#ifndef BlueTusk_MessageReader_INCLUDED
+#define BlueTusk_MessageReader_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BackendMessage.h"
+#include "Poco/Net/StreamSocket.h"
+#include <cstddef>
+#include <string>
+
+namespace BlueTusk {
+
+class BlueTusk_Transport_API MessageReader
+	/// Splits the byte stream from the server into messages: one type byte, an Int32 length that includes
+	/// itself, the body (PostgreSQL docs 55.7). Bytes are fed in (feed(), or receive() from a socket) and
+	/// complete messages taken out with next(); a partial message stays buffered, so a receive timeout in
+	/// the middle of a message loses nothing.
+	///
+	/// Hardening: a length below 4, or above the limit for its type, is a BlueTuskProtocolException before
+	/// any body is buffered. "Long" types (DataRow 'D', RowDescription 'T', ErrorResponse 'E',
+	/// NoticeResponse 'N', NotificationResponse 'A', CopyData 'd', FunctionCallResponse 'V') may be up to
+	/// maxLength() (1 GiB by default); any other type up to maxShortLength() (30000 bytes, as libpq).
+	/// Not thread-safe.
+{
+public:
+	static const std::size_t DEFAULT_MAX_LENGTH = std::size_t(1) << 30;
+		/// 1 GiB: the largest field PostgreSQL can send.
+	static const std::size_t DEFAULT_MAX_SHORT_LENGTH = 30000;
+		/// For types that are always small (libpq's limit for "short" messages).
+	static const std::size_t STARTUP_MAX_LENGTH = 256 * 1024;
+		/// The limit ProtocolSession uses for every message type before the first ReadyForQuery.
+
+	MessageReader();
+	explicit MessageReader(std::size_t maxLength, std::size_t maxShortLength = DEFAULT_MAX_SHORT_LENGTH);
+	~MessageReader();
+
+	void setMaxLength(std::size_t maxLength);
+	std::size_t maxLength() const;
+	void setMaxShortLength(std::size_t maxShortLength);
+	std::size_t maxShortLength() const;
+
+	void feed(const char* data, std::size_t length);
+		/// Appends bytes received from the server.
+
+	bool next(BackendMessage& message);
+		/// Takes the next complete message out of the buffer; false when none is complete yet.
+		/// Throws BlueTuskProtocolException for an invalid or oversized length.
+
+	std::size_t buffered() const;
+		/// Bytes buffered and not yet returned.
+
+	BackendMessage receive(Poco::Net::StreamSocket& socket);
+		/// The next message, reading from socket as needed (honours the socket's receive timeout).
+		/// Throws BlueTuskSessionBrokenException (code AddressAttempt::CLOSED) on EOF,
+		/// BlueTuskProtocolException, or the Poco exception of the socket (Poco::TimeoutException with the
+		/// partial message kept buffered, ConnectionResetException, NetException).
+
+	char receiveByte(Poco::Net::StreamSocket& socket);
+		/// One raw byte (the answer to SSLRequest). Same exceptions as receive(). Throws
+		/// BlueTuskProtocolException if more bytes are already buffered (unexpected data).
+
+	void clear();
+
+private:
+	bool fill(Poco::Net::StreamSocket& socket);
+
+	std::string _buffer;
+	std::size_t _position = 0;
+	std::size_t _maxLength;
+	std::size_t _maxShortLength;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_MessageReader_INCLUDED

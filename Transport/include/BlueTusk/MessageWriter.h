@@ -1,0 +1,101 @@
+//
+// MessageWriter.h
+//
+// Library: BlueTusk/Transport
+//
+// Encoding of frontend (client-to-server) messages of the PostgreSQL protocol 3.0.
+//
+
+#ifndef BlueTusk_MessageWriter_INCLUDED
+#define BlueTusk_MessageWriter_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/QueryResult.h"
+#include "Poco/Net/StreamSocket.h"
+#include "Poco/Types.h"
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace BlueTusk {
+
+class BlueTusk_Transport_API MessageWriter
+	/// Appends frontend messages (PostgreSQL docs 55.7 "Message Formats") to an output buffer, which
+	/// send() writes to a socket in one go (so Parse/Bind/Describe/Execute/Sync cost one write). Integers
+	/// are big-endian; strings are NUL-terminated. Every message method can be unit-tested through
+	/// buffer() without a socket.
+	///
+	/// The buffer may hold a password message: clear() and send() overwrite it with zeros before
+	/// releasing it. Not thread-safe.
+{
+public:
+	MessageWriter();
+	~MessageWriter();
+
+	// Low level: one message at a time
+
+	void begin(char type);
+		/// Starts a message; type 0 starts an untyped one (StartupMessage, SSLRequest, CancelRequest).
+	void putInt8(Poco::UInt8 value);
+	void putInt16(Poco::Int16 value);
+	void putInt32(Poco::Int32 value);
+	void putCString(const std::string& text);
+		/// Appends text and a NUL. Throws BlueTuskProtocolException when text contains a NUL.
+	void putBytes(const std::string& bytes);
+	void end();
+		/// Fills in the length of the message begun last.
+
+	// Whole messages
+
+	void startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters);
+		/// StartupMessage, protocol 3.0 (196608), then name/value pairs and the terminating NUL.
+	void sslRequest();
+		/// SSLRequest (80877103).
+	void cancelRequest(Poco::Int32 processId, Poco::Int32 secretKey);
+		/// CancelRequest (80877102).
+	void query(const std::string& sql);
+		/// 'Q' simple query.
+	void parse(const std::string& statement, const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});
+		/// 'P'; parameterTypes may be empty (the server infers them).
+	void bind(const std::string& portal, const std::string& statement, const std::vector<FieldValue>& parameters);
+		/// 'B' with every parameter in text format (NULL as length -1) and all results in text format.
+	void describePortal(const std::string& portal);
+		/// 'D' 'P'.
+	void describeStatement(const std::string& statement);
+		/// 'D' 'S'.
+	void execute(const std::string& portal, Poco::Int32 maxRows = 0);
+		/// 'E'; 0 means all rows.
+	void sync();
+		/// 'S'.
+	void flush();
+		/// 'H'.
+	void terminate();
+		/// 'X'.
+	void passwordMessage(const std::string& password);
+		/// 'p' with a NUL-terminated password (cleartext or "md5..." hash).
+	void saslInitialResponse(const std::string& mechanism, const std::string& data);
+		/// 'p' SASLInitialResponse: mechanism, Int32 length, data.
+	void saslResponse(const std::string& data);
+		/// 'p' SASLResponse: the data.
+
+	// Buffer
+
+	const std::string& buffer() const;
+		/// The encoded bytes not yet sent.
+	bool empty() const;
+	void clear();
+		/// Discards the buffer (overwriting it with zeros first).
+
+	void send(Poco::Net::StreamSocket& socket);
+		/// Writes the whole buffer with sendBytes (looping over partial writes), then clears it. Poco
+		/// exceptions (TimeoutException, ConnectionResetException, NetException) propagate.
+
+private:
+	std::string _buffer;
+	std::size_t _start = 0;
+	bool _open = false;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_MessageWriter_INCLUDED

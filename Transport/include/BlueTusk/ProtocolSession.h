@@ -1,0 +1,167 @@
+//
+// ProtocolSession.h
+//
+// Library: BlueTusk/Transport
+//
+// One physical session speaking the PostgreSQL frontend/backend protocol 3.0 over a Poco socket.
+//
+
+#ifndef BlueTusk_ProtocolSession_INCLUDED
+#define BlueTusk_ProtocolSession_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/AddressAttempt.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Deadline.h"
+#include "BlueTusk/MessageReader.h"
+#include "BlueTusk/MessageWriter.h"
+#include "BlueTusk/NoticeHandler.h"
+#include "BlueTusk/Session.h"
+#include "Poco/Mutex.h"
+#include "Poco/Net/SocketAddress.h"
+#include "Poco/Net/StreamSocket.h"
+#include "Poco/Timespan.h"
+#include <atomic>
+#include <map>
+#include <string>
+
+namespace BlueTusk {
+
+class BlueTusk_Transport_API ProtocolSession: public Session
+	/// A Session over the PostgreSQL protocol 3.0 (PostgreSQL docs chapter 55), created by
+	/// ProtocolSessionFactory (which calls startup() on a connected socket under the host deadline).
+	///
+	/// Startup (startup()): per SSL Mode an SSLRequest and the TLS upgrade, the StartupMessage (user,
+	/// database, application_name, client_encoding=UTF8), authentication (trust, cleartext, MD5,
+	/// SCRAM-SHA-256, SCRAM-SHA-256-PLUS over TLS; the SCRAM server signature is verified), then
+	/// ParameterStatus, BackendKeyData and ReadyForQuery.
+	///
+	/// Queries: executeSimple() (simple query protocol, several statements, one QueryResult each) and
+	/// execute() (extended protocol with the unnamed statement and portal, text parameters). An
+	/// ErrorResponse becomes a BlueTuskServerException once the server is ready again (sessionUsable()
+	/// true); FATAL/PANIC errors, EOF, resets, protocol errors and unanswered command timeouts mark the
+	/// session broken (isBroken()) and throw BlueTuskServerException (sessionUsable() false) or
+	/// BlueTuskSessionBrokenException.
+	///
+	/// Command timeout (setCommandTimeout(), default settings.commandTimeout): when no answer arrives in
+	/// time, a CancelRequest is sent and the server gets the same time again (at least 1 s, at most
+	/// 10 s more) to report the cancel (SQLSTATE 57014, thrown as BlueTuskServerException whose message
+	/// names the command timeout); when it does not answer, the session is broken.
+	///
+	/// Thread-safety: one thread at a time; cancel() and isBroken() may be called from any thread.
+{
+public:
+	using Ptr = std::unique_ptr<ProtocolSession>;
+
+	ProtocolSession(const BlueTuskHostEndpoint& endpoint);
+		/// A session object for endpoint, not connected yet (isBroken() true until startup() succeeds).
+
+	~ProtocolSession();
+		/// Closes the session (Terminate) if still open.
+
+	void startup(Poco::Net::StreamSocket& socket, const Poco::Net::SocketAddress& address, const ConnectionSettings& settings, const Deadline& deadline);
+		/// Runs the whole session start on a connected socket (see above) within deadline, and keeps the
+		/// socket. socket is replaced by the TLS socket when TLS is used. sslmode allow and prefer may
+		/// reconnect to address (allow: plain rejected by pg_hba, retried with TLS; prefer: TLS handshake
+		/// failed, retried plain). The password is settings.password, or the passfile entry for this host.
+		/// Throws: Poco network exceptions / Poco::TimeoutException / Poco::Net::SSLException (network
+		/// class: the Dialer tries the next address), BlueTuskSessionBrokenException (closed before the
+		/// session was ready; code() is the AddressAttempt::Outcome), BlueTuskProtocolException,
+		/// BlueTuskServerException (ErrorResponse; sessionUsable() false), BlueTuskAuthenticationException
+		/// (credentials rejected, SQLSTATE class 28, SCRAM signature mismatch, unsupported method, no
+		/// password available).
+
+	// Session
+
+	const BlueTuskHostEndpoint& endpoint() const;
+	std::string connectedAddress() const;
+	ServerRole role() const;
+	ServerRole probeRole(bool force);
+	bool isBroken() const;
+	TransactionStatus transactionStatus() const;
+	void reset(bool discardAll);
+	void close();
+	std::vector<QueryResult> executeSimple(const std::string& sql);
+	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters);
+	void cancel();
+	std::string parameterStatus(const std::string& name) const;
+	Poco::Timestamp createdAt() const;
+
+	// ProtocolSession
+
+	const std::map<std::string, std::string>& parameterStatuses() const;
+		/// Every ParameterStatus received so far (name -> latest value).
+
+	void setNoticeHandler(const NoticeHandler& handler);
+		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport").
+
+	void setCommandTimeout(const Poco::Timespan& timeout);
+		/// The command timeout for later queries (0: none). See the class description.
+
+	Poco::Timespan commandTimeout() const;
+
+	bool isTls() const;
+		/// True when the session runs over TLS.
+
+	const std::string& authenticationMethod() const;
+		/// What the server asked for and the client did: "trust", "cleartext", "MD5", "SCRAM-SHA-256",
+		/// "SCRAM-SHA-256-PLUS".
+
+	Poco::Int32 backendProcessId() const;
+		/// The server process id from BackendKeyData (0 if none was sent).
+
+	const AddressAttemptList& addressAttempts() const;
+		/// The per-address attempts of the open that produced this session (the last is CONNECTED).
+
+	void setAddressAttempts(const AddressAttemptList& attempts);
+		/// Stores the attempts (ProtocolSessionFactory does).
+
+	void markBroken();
+		/// Marks the session broken (it is never reused); the socket is closed on close().
+
+private:
+	ProtocolSession(const ProtocolSession&) = delete;
+	ProtocolSession& operator = (const ProtocolSession&) = delete;
+
+	void negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, const Deadline& deadline, bool useTls);
+	bool requestTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, const Deadline& deadline);
+	void authenticate(const ConnectionSettings& settings, const Deadline& deadline, const BackendMessage& first);
+	std::string passwordFor(const ConnectionSettings& settings) const;
+	BackendMessage receive();
+	void send();
+	void handleAsync(const BackendMessage& message);
+	void handleReady(const BackendMessage& message);
+	[[noreturn]] void failIo(const Poco::Exception& exc);
+	[[noreturn]] void failProtocol(const std::string& text);
+	QueryResult readResultSet(const BackendMessage& first, std::vector<QueryResult>* results);
+	void waitReady(std::unique_ptr<BlueTuskServerException>& error);
+	void applyReceiveTimeout();
+	void onCommandTimeout();
+	std::vector<QueryResult> runQueryCycle(bool extended);
+
+	BlueTuskHostEndpoint _endpoint;
+	Poco::Net::StreamSocket _socket;
+	Poco::Net::SocketAddress _address;
+	MessageReader _reader;
+	MessageWriter _writer;
+	std::map<std::string, std::string> _parameters;
+	Poco::Int32 _processId = 0;
+	Poco::Int32 _secretKey = 0;
+	TransactionStatus _transactionStatus = TransactionStatus::Idle;
+	ServerRole _role = ServerRole::Unknown;
+	std::atomic<bool> _broken{true};
+	bool _closed = false;
+	bool _tls = false;
+	bool _ready = false;
+	std::string _authenticationMethod;
+	Poco::Timestamp _createdAt;
+	NoticeHandler _noticeHandler;
+	Poco::Timespan _commandTimeout;
+	bool _timedOut = false;
+	AddressAttemptList _attempts;
+	mutable Poco::FastMutex _cancelMutex;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_ProtocolSession_INCLUDED

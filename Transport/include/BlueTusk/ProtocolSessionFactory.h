@@ -1,0 +1,70 @@
+//
+// ProtocolSessionFactory.h
+//
+// Library: BlueTusk/Transport
+//
+// The real SessionFactory: Dialer + TLS + startup + authentication (+ role probe) under one deadline.
+//
+
+#ifndef BlueTusk_ProtocolSessionFactory_INCLUDED
+#define BlueTusk_ProtocolSessionFactory_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/Deadline.h"
+#include "BlueTusk/Dialer.h"
+#include "BlueTusk/NoticeHandler.h"
+#include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/Resolver.h"
+#include "BlueTusk/Session.h"
+#include <memory>
+
+namespace BlueTusk {
+
+class BlueTusk_Transport_API ProtocolSessionFactory: public SessionFactory
+	/// Opens ProtocolSessions (PostgreSQL protocol 3.0) to one endpoint (DESIGN.md section 3):
+	/// one Deadline of settings.connectTimeout (0: none) covers resolving, every address, TLS, startup,
+	/// authentication and, when settings.targetSessionAttributes is not Any, the role probe. The Dialer
+	/// tries each address in order; on one address a network-class failure (refused, timeout, reset,
+	/// closed before the session was ready, TLS failure, protocol error) moves on to the next address,
+	/// while an ErrorResponse (BlueTuskServerException, sessionUsable() false) or an authentication
+	/// failure (BlueTuskAuthenticationException) propagates at once.
+	///
+	/// Thread-safety: open() may be called from many threads at once. Configure (setNoticeHandler) before
+	/// sharing the factory.
+{
+public:
+	using Ptr = std::shared_ptr<ProtocolSessionFactory>;
+
+	ProtocolSessionFactory();
+		/// Uses the system resolver.
+
+	explicit ProtocolSessionFactory(Resolver::Ptr resolver);
+		/// Uses resolver for host names (tests: a StaticResolver). Null means the system resolver.
+
+	~ProtocolSessionFactory();
+
+	Session::Ptr open(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings);
+		/// openSession(endpoint, settings) as a Session.
+		/// Throws BlueTuskTransportException (every address failed; per-address diagnostics),
+		/// BlueTuskAuthenticationException, BlueTuskServerException (e.g. 57P03 during startup) or
+		/// BlueTuskProtocolException.
+
+	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings) const;
+		/// As open(), with the concrete type (TLS state, authentication method, parameter statuses).
+
+	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline) const;
+		/// As above with a deadline supplied by the caller (settings.connectTimeout is then ignored).
+
+	void setNoticeHandler(const NoticeHandler& handler);
+		/// The notice handler given to every session opened afterwards (empty: Poco::Logger).
+
+	const Dialer& dialer() const;
+
+private:
+	Dialer _dialer;
+	NoticeHandler _noticeHandler;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_ProtocolSessionFactory_INCLUDED

@@ -1,0 +1,317 @@
+//
+// BackendMessage.cpp
+//
+// Library: BlueTusk/Transport
+//
+
+#include "BlueTusk/BackendMessage.h"
+#include "Poco/NumberFormatter.h"
+#include "Poco/NumberParser.h"
+
+namespace BlueTusk {
+
+namespace {
+
+class FieldCursor
+	/// Reads big-endian integers and C strings from a message body; reports the first problem.
+{
+public:
+	FieldCursor(const std::string& body): _body(body)
+	{
+	}
+
+	bool int16(Poco::Int16& value)
+	{
+		if (_body.size() - _pos < 2) return false;
+		const unsigned char* p = reinterpret_cast<const unsigned char*>(_body.data() + _pos);
+		value = static_cast<Poco::Int16>((Poco::UInt16(p[0]) << 8) | Poco::UInt16(p[1]));
+		_pos += 2;
+		return true;
+	}
+
+	bool int32(Poco::Int32& value)
+	{
+		if (_body.size() - _pos < 4) return false;
+		const unsigned char* p = reinterpret_cast<const unsigned char*>(_body.data() + _pos);
+		value = static_cast<Poco::Int32>((Poco::UInt32(p[0]) << 24) | (Poco::UInt32(p[1]) << 16) | (Poco::UInt32(p[2]) << 8) | Poco::UInt32(p[3]));
+		_pos += 4;
+		return true;
+	}
+
+	bool cstring(std::string& value)
+	{
+		std::string::size_type nul = _body.find('\0', _pos);
+		if (nul == std::string::npos) return false;
+		value.assign(_body, _pos, nul - _pos);
+		_pos = nul + 1;
+		return true;
+	}
+
+	bool bytes(std::size_t n, std::string& value)
+	{
+		if (_body.size() - _pos < n) return false;
+		value.assign(_body, _pos, n);
+		_pos += n;
+		return true;
+	}
+
+	bool byte(char& value)
+	{
+		if (_pos >= _body.size()) return false;
+		value = _body[_pos++];
+		return true;
+	}
+
+	std::string rest()
+	{
+		std::string value = _body.substr(_pos);
+		_pos = _body.size();
+		return value;
+	}
+
+	bool atEnd() const
+	{
+		return _pos == _body.size();
+	}
+
+	std::size_t remaining() const
+	{
+		return _body.size() - _pos;
+	}
+
+private:
+	const std::string& _body;
+	std::size_t _pos = 0;
+};
+
+} // namespace
+
+
+BackendMessage::BackendMessage()
+{
+}
+
+
+BackendMessage::BackendMessage(char t, const std::string& b):
+	type(t),
+	body(b)
+{
+}
+
+
+std::string BackendMessage::typeName() const
+{
+	return typeName(type);
+}
+
+
+std::string BackendMessage::typeName(char type)
+{
+	switch (type)
+	{
+	case 'R': return "Authentication";
+	case 'K': return "BackendKeyData";
+	case '2': return "BindComplete";
+	case '3': return "CloseComplete";
+	case 'C': return "CommandComplete";
+	case 'd': return "CopyData";
+	case 'c': return "CopyDone";
+	case 'G': return "CopyInResponse";
+	case 'H': return "CopyOutResponse";
+	case 'W': return "CopyBothResponse";
+	case 'D': return "DataRow";
+	case 'I': return "EmptyQueryResponse";
+	case 'E': return "ErrorResponse";
+	case 'V': return "FunctionCallResponse";
+	case 'v': return "NegotiateProtocolVersion";
+	case 'n': return "NoData";
+	case 'N': return "NoticeResponse";
+	case 'A': return "NotificationResponse";
+	case 't': return "ParameterDescription";
+	case 'S': return "ParameterStatus";
+	case '1': return "ParseComplete";
+	case 's': return "PortalSuspended";
+	case 'Z': return "ReadyForQuery";
+	case 'T': return "RowDescription";
+	default:
+		break;
+	}
+	const unsigned char u = static_cast<unsigned char>(type);
+	if (u >= 0x21 && u < 0x7F) return std::string("message type '") + type + "'";
+	return "message type 0x" + Poco::NumberFormatter::formatHex(static_cast<unsigned>(u), 2);
+}
+
+
+void BackendMessage::malformed(const std::string& what) const
+{
+	throw BlueTuskProtocolException("malformed " + typeName() + " message from the server: " + what);
+}
+
+
+BlueTuskServerException::Fields BackendMessage::errorFields() const
+{
+	BlueTuskServerException::Fields fields;
+	std::string localizedSeverity;
+	FieldCursor cursor(body);
+	for (;;)
+	{
+		char code = 0;
+		if (!cursor.byte(code)) malformed("missing terminator");
+		if (code == '\0') break;
+		std::string value;
+		if (!cursor.cstring(value)) malformed("unterminated field");
+		switch (code)
+		{
+		case 'S': localizedSeverity = value; break;
+		case 'V': fields.severity = value; break;
+		case 'C': fields.sqlState = value; break;
+		case 'M': fields.message = value; break;
+		case 'D': fields.detail = value; break;
+		case 'H': fields.hint = value; break;
+		case 'P':
+			{
+				int position = 0;
+				if (Poco::NumberParser::tryParse(value, position)) fields.position = position;
+			}
+			break;
+		case 's': fields.schema = value; break;
+		case 't': fields.table = value; break;
+		case 'c': fields.column = value; break;
+		case 'n': fields.constraint = value; break;
+		default: break; // other fields (W, p, q, d, F, L, R) are not kept; unknown ones must be ignored
+		}
+	}
+	if (!cursor.atEnd()) malformed("data after the terminator");
+	if (fields.severity.empty()) fields.severity = localizedSeverity;
+	return fields;
+}
+
+
+std::pair<std::string, std::string> BackendMessage::parameterStatus() const
+{
+	FieldCursor cursor(body);
+	std::pair<std::string, std::string> result;
+	if (!cursor.cstring(result.first) || !cursor.cstring(result.second)) malformed("unterminated string");
+	if (!cursor.atEnd()) malformed("trailing data");
+	return result;
+}
+
+
+std::pair<Poco::Int32, Poco::Int32> BackendMessage::backendKeyData() const
+{
+	FieldCursor cursor(body);
+	std::pair<Poco::Int32, Poco::Int32> result;
+	if (!cursor.int32(result.first) || !cursor.int32(result.second)) malformed("too short");
+	if (!cursor.atEnd()) malformed("trailing data");
+	return result;
+}
+
+
+char BackendMessage::readyForQuery() const
+{
+	if (body.size() != 1) malformed("length " + std::to_string(body.size()) + " instead of 1");
+	const char status = body[0];
+	if (status != 'I' && status != 'T' && status != 'E') malformed("unknown transaction status");
+	return status;
+}
+
+
+std::vector<ColumnDescription> BackendMessage::rowDescription() const
+{
+	FieldCursor cursor(body);
+	Poco::Int16 count = 0;
+	if (!cursor.int16(count)) malformed("too short");
+	if (count < 0) malformed("negative field count");
+	std::vector<ColumnDescription> columns;
+	columns.reserve(static_cast<std::size_t>(count));
+	for (Poco::Int16 i = 0; i < count; ++i)
+	{
+		ColumnDescription column;
+		Poco::Int32 tableOid = 0, typeOid = 0;
+		if (!cursor.cstring(column.name) || !cursor.int32(tableOid) || !cursor.int16(column.columnNumber) ||
+			!cursor.int32(typeOid) || !cursor.int16(column.typeSize) || !cursor.int32(column.typeModifier) ||
+			!cursor.int16(column.formatCode))
+		{
+			malformed("field " + std::to_string(i + 1) + " of " + std::to_string(count) + " is truncated");
+		}
+		column.tableOid = static_cast<Poco::UInt32>(tableOid);
+		column.typeOid = static_cast<Poco::UInt32>(typeOid);
+		columns.push_back(std::move(column));
+	}
+	if (!cursor.atEnd()) malformed("trailing data");
+	return columns;
+}
+
+
+Row BackendMessage::dataRow(std::size_t expectedColumns) const
+{
+	FieldCursor cursor(body);
+	Poco::Int16 count = 0;
+	if (!cursor.int16(count)) malformed("too short");
+	if (count < 0 || static_cast<std::size_t>(count) != expectedColumns)
+		malformed(std::to_string(count) + " columns where the row description has " + std::to_string(expectedColumns));
+	Row row;
+	row.reserve(expectedColumns);
+	for (Poco::Int16 i = 0; i < count; ++i)
+	{
+		Poco::Int32 length = 0;
+		if (!cursor.int32(length)) malformed("column " + std::to_string(i + 1) + " is truncated");
+		if (length == -1)
+		{
+			row.emplace_back(std::nullopt);
+			continue;
+		}
+		if (length < 0) malformed("negative length in column " + std::to_string(i + 1));
+		std::string value;
+		if (!cursor.bytes(static_cast<std::size_t>(length), value)) malformed("column " + std::to_string(i + 1) + " is truncated");
+		row.emplace_back(std::move(value));
+	}
+	if (!cursor.atEnd()) malformed("trailing data");
+	return row;
+}
+
+
+std::string BackendMessage::commandComplete() const
+{
+	FieldCursor cursor(body);
+	std::string tag;
+	if (!cursor.cstring(tag)) malformed("unterminated command tag");
+	if (!cursor.atEnd()) malformed("trailing data");
+	return tag;
+}
+
+
+Poco::Int32 BackendMessage::authenticationCode() const
+{
+	FieldCursor cursor(body);
+	Poco::Int32 code = 0;
+	if (!cursor.int32(code)) malformed("too short");
+	return code;
+}
+
+
+std::string BackendMessage::authenticationData() const
+{
+	if (body.size() < 4) malformed("too short");
+	return body.substr(4);
+}
+
+
+std::vector<std::string> BackendMessage::saslMechanisms() const
+{
+	FieldCursor cursor(body);
+	Poco::Int32 code = 0;
+	if (!cursor.int32(code)) malformed("too short");
+	std::vector<std::string> mechanisms;
+	for (;;)
+	{
+		std::string name;
+		if (!cursor.cstring(name)) malformed("unterminated mechanism list");
+		if (name.empty()) break;
+		mechanisms.push_back(name);
+	}
+	if (!cursor.atEnd()) malformed("trailing data");
+	return mechanisms;
+}
+
+} // namespace BlueTusk

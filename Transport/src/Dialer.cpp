@@ -1,0 +1,261 @@
+//
+// Dialer.cpp
+//
+// Library: BlueTusk/Transport
+//
+
+#include "BlueTusk/Dialer.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/Clock.h"
+#include "Poco/Error.h"
+#include "Poco/Logger.h"
+#include "Poco/NumberFormatter.h"
+#include "Poco/Net/IPAddress.h"
+#include "Poco/Net/NetException.h"
+#include "Poco/Net/SSLException.h"
+#include <cerrno>
+
+namespace BlueTusk {
+
+namespace {
+
+double millisecondsSince(const Poco::Clock& start)
+{
+	return static_cast<double>(start.elapsed()) / 1000.0;
+}
+
+
+void closeQuietly(Poco::Net::StreamSocket& socket)
+{
+	try
+	{
+		socket.close();
+	}
+	catch (...)
+	{
+	}
+}
+
+
+std::string removeAll(std::string text, const std::string& what)
+{
+	if (what.empty()) return text;
+	for (std::string::size_type pos = text.find(what); pos != std::string::npos; pos = text.find(what))
+	{
+		std::string::size_type begin = pos;
+		if (begin >= 2 && text.compare(begin - 2, 2, ": ") == 0) begin -= 2;
+		text.erase(begin, pos + what.size() - begin);
+	}
+	return text;
+}
+
+} // namespace
+
+
+Dialer::Dialer():
+	_resolver(Resolver::defaultResolver())
+{
+}
+
+
+Dialer::Dialer(Resolver::Ptr resolver):
+	_resolver(resolver ? resolver : Resolver::defaultResolver())
+{
+}
+
+
+Dialer::~Dialer()
+{
+}
+
+
+const Resolver::Ptr& Dialer::resolver() const
+{
+	return _resolver;
+}
+
+
+std::vector<Poco::Net::SocketAddress> Dialer::addressesOf(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::vector<Poco::Net::SocketAddress> addresses;
+	switch (endpoint.kind())
+	{
+	case BlueTuskHostEndpoint::UNIX_SOCKET:
+		addresses.emplace_back(Poco::Net::SocketAddress::UNIX_LOCAL, endpoint.unixSocketPath());
+		break;
+	case BlueTuskHostEndpoint::IPV4_LITERAL:
+	case BlueTuskHostEndpoint::IPV6_LITERAL:
+		addresses.emplace_back(Poco::Net::IPAddress(endpoint.host()), endpoint.port());
+		break;
+	case BlueTuskHostEndpoint::HOST_NAME:
+		try
+		{
+			addresses = _resolver->resolve(endpoint.host(), endpoint.port());
+			if (addresses.empty()) throw Poco::Net::NoAddressFoundException(endpoint.host());
+		}
+		catch (Poco::Exception& exc)
+		{
+			AddressAttempt attempt;
+			attempt.address = endpoint.host();
+			attempt.outcome = AddressAttempt::OTHER;
+			attempt.errorText = "could not resolve host name: " + exc.displayText();
+			throw BlueTuskTransportException(endpoint.toString(), AddressAttemptList{attempt});
+		}
+		break;
+	}
+	return addresses;
+}
+
+
+Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline& deadline, const Setup& setup) const
+{
+	static Poco::Logger& logger = Poco::Logger::get("BlueTusk.Transport");
+	const std::vector<Poco::Net::SocketAddress> addresses = addressesOf(endpoint);
+	AddressAttemptList attempts;
+	for (const auto& address: addresses)
+	{
+		AddressAttempt attempt;
+		attempt.address = describe(address);
+		if (deadline.expired())
+		{
+			attempt.outcome = AddressAttempt::NOT_ATTEMPTED;
+			attempt.errorText = "the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) + " ms had run out";
+			attempts.push_back(attempt);
+			continue;
+		}
+		Poco::Clock started;
+		Poco::Net::StreamSocket socket;
+		try
+		{
+			socket = connect(address, deadline);
+			if (setup) setup(socket, address);
+			attempt.outcome = AddressAttempt::CONNECTED;
+			attempt.elapsedMs = millisecondsSince(started);
+			attempts.push_back(attempt);
+			Result result;
+			result.socket = socket;
+			result.address = address;
+			result.attempts.swap(attempts);
+			return result;
+		}
+		catch (Poco::Exception& exc)
+		{
+			closeQuietly(socket);
+			if (!isRetryable(exc)) throw;
+			attempt.outcome = classify(exc);
+			attempt.errorText = errorText(exc, address);
+			attempt.elapsedMs = millisecondsSince(started);
+			if (logger.debug()) logger.debug("%s: %s", endpoint.toString(), attempt.toString());
+			attempts.push_back(attempt);
+		}
+	}
+	throw BlueTuskTransportException(endpoint.toString(), attempts);
+}
+
+
+Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Poco::Timespan& timeout) const
+{
+	return dial(endpoint, Deadline(timeout));
+}
+
+
+Poco::Net::StreamSocket Dialer::connect(const Poco::Net::SocketAddress& address, const Deadline& deadline)
+{
+	Poco::Net::StreamSocket socket;
+	if (deadline.isUnlimited())
+		socket.connect(address);
+	else if (deadline.expired())
+		throw Poco::TimeoutException("the connect timeout had run out before connecting");
+	else
+		socket.connect(address, deadline.socketTimeout());
+	if (address.family() != Poco::Net::SocketAddress::UNIX_LOCAL)
+		socket.setNoDelay(true);
+	return socket;
+}
+
+
+AddressAttempt::Outcome Dialer::classify(const Poco::Exception& exc)
+{
+	if (dynamic_cast<const Poco::TimeoutException*>(&exc)) return AddressAttempt::TIMED_OUT;
+	if (dynamic_cast<const Poco::Net::ConnectionRefusedException*>(&exc)) return AddressAttempt::REFUSED;
+	if (dynamic_cast<const Poco::Net::ConnectionResetException*>(&exc)) return AddressAttempt::RESET;
+	if (dynamic_cast<const Poco::Net::SSLException*>(&exc)) return AddressAttempt::TLS_FAILURE;
+	if (dynamic_cast<const BlueTuskSessionBrokenException*>(&exc))
+	{
+		int code = exc.code();
+		if (code > AddressAttempt::CONNECTED && code <= AddressAttempt::OTHER) return static_cast<AddressAttempt::Outcome>(code);
+		return AddressAttempt::CLOSED;
+	}
+	if (dynamic_cast<const BlueTuskProtocolException*>(&exc)) return AddressAttempt::PROTOCOL_ERROR;
+	if (dynamic_cast<const BlueTuskServerException*>(&exc)) return AddressAttempt::SERVER_ERROR;
+	if (dynamic_cast<const Poco::Net::NetException*>(&exc) || dynamic_cast<const Poco::IOException*>(&exc))
+	{
+		switch (exc.code())
+		{
+		case ECONNREFUSED:
+		case ENOENT:
+			return AddressAttempt::REFUSED;
+		case ETIMEDOUT:
+		case EAGAIN:
+			return AddressAttempt::TIMED_OUT;
+		case EHOSTUNREACH:
+		case ENETUNREACH:
+		case EHOSTDOWN:
+		case ENETDOWN:
+		case EADDRNOTAVAIL:
+			return AddressAttempt::UNREACHABLE;
+		case ECONNRESET:
+		case EPIPE:
+		case ECONNABORTED:
+			return AddressAttempt::RESET;
+		default:
+			break;
+		}
+	}
+	return AddressAttempt::OTHER;
+}
+
+
+bool Dialer::isRetryable(const Poco::Exception& exc)
+{
+	return dynamic_cast<const Poco::IOException*>(&exc)
+		|| dynamic_cast<const Poco::TimeoutException*>(&exc)
+		|| dynamic_cast<const BlueTuskSessionBrokenException*>(&exc)
+		|| dynamic_cast<const BlueTuskProtocolException*>(&exc);
+}
+
+
+std::string Dialer::errorText(const Poco::Exception& exc, const Poco::Net::SocketAddress& address)
+{
+	const std::string where = describe(address);
+	const bool net = dynamic_cast<const Poco::Net::NetException*>(&exc) && !dynamic_cast<const Poco::Net::SSLException*>(&exc);
+	if (net && exc.code() > 0)
+		return Poco::Error::getMessage(exc.code());
+	if (dynamic_cast<const Poco::Net::ConnectionRefusedException*>(&exc))
+		return Poco::Error::getMessage(ECONNREFUSED);
+	if (dynamic_cast<const Poco::Net::ConnectionResetException*>(&exc))
+		return Poco::Error::getMessage(ECONNRESET);
+	if (dynamic_cast<const Poco::TimeoutException*>(&exc))
+	{
+		std::string text = removeAll(exc.message(), where);
+		return text.empty() ? std::string("timed out") : text;
+	}
+	if (dynamic_cast<const BlueTuskException*>(&exc))
+	{
+		std::string text = removeAll(exc.message(), where);
+		return text.empty() ? std::string(exc.name()) : text;
+	}
+	std::string text = removeAll(exc.message(), where);
+	if (text.empty()) return exc.name();
+	return std::string(exc.name()) + ": " + text;
+}
+
+
+std::string Dialer::describe(const Poco::Net::SocketAddress& address)
+{
+	if (address.family() == Poco::Net::SocketAddress::UNIX_LOCAL) return address.toString();
+	if (address.family() == Poco::Net::SocketAddress::IPv6) return "[" + address.host().toString() + "]:" + std::to_string(address.port());
+	return address.host().toString() + ":" + std::to_string(address.port());
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,159 @@
+//
+// MessageReader.cpp
+//
+// Library: BlueTusk/Transport
+//
+
+#include "BlueTusk/MessageReader.h"
+#include "BlueTusk/AddressAttempt.h"
+#include "BlueTusk/BlueTuskException.h"
+
+namespace BlueTusk {
+
+namespace {
+
+bool isLongType(char type)
+{
+	switch (type)
+	{
+	case 'D': case 'T': case 'E': case 'N': case 'A': case 'd': case 'V':
+		return true;
+	default:
+		return false;
+	}
+}
+
+} // namespace
+
+
+MessageReader::MessageReader():
+	_maxLength(DEFAULT_MAX_LENGTH),
+	_maxShortLength(DEFAULT_MAX_SHORT_LENGTH)
+{
+}
+
+
+MessageReader::MessageReader(std::size_t maxLength, std::size_t maxShortLength):
+	_maxLength(maxLength),
+	_maxShortLength(maxShortLength)
+{
+}
+
+
+MessageReader::~MessageReader()
+{
+}
+
+
+void MessageReader::setMaxLength(std::size_t maxLength)
+{
+	_maxLength = maxLength;
+}
+
+
+std::size_t MessageReader::maxLength() const
+{
+	return _maxLength;
+}
+
+
+void MessageReader::setMaxShortLength(std::size_t maxShortLength)
+{
+	_maxShortLength = maxShortLength;
+}
+
+
+std::size_t MessageReader::maxShortLength() const
+{
+	return _maxShortLength;
+}
+
+
+void MessageReader::feed(const char* data, std::size_t length)
+{
+	if (_position > 0 && _position == _buffer.size())
+	{
+		_buffer.clear();
+		_position = 0;
+	}
+	else if (_position > 65536 && _position * 2 > _buffer.size())
+	{
+		_buffer.erase(0, _position);
+		_position = 0;
+	}
+	_buffer.append(data, length);
+}
+
+
+bool MessageReader::next(BackendMessage& message)
+{
+	const std::size_t available = _buffer.size() - _position;
+	if (available < 5) return false;
+	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);
+	const char type = static_cast<char>(p[0]);
+	const Poco::UInt32 length = (Poco::UInt32(p[1]) << 24) | (Poco::UInt32(p[2]) << 16) | (Poco::UInt32(p[3]) << 8) | Poco::UInt32(p[4]);
+	if (length < 4)
+		throw BlueTuskProtocolException("invalid length " + std::to_string(length) + " in " + BackendMessage::typeName(type) + " from the server");
+	const std::size_t limit = isLongType(type) ? _maxLength : std::min(_maxLength, _maxShortLength);
+	if (length - 4 > limit)
+		throw BlueTuskProtocolException(BackendMessage::typeName(type) + " from the server is too long (" + std::to_string(length) +
+			" bytes, limit " + std::to_string(limit) + ")");
+	if (available < std::size_t(length) + 1) return false;
+	message.type = type;
+	message.body.assign(_buffer, _position + 5, length - 4);
+	_position += std::size_t(length) + 1;
+	if (_position == _buffer.size())
+	{
+		_buffer.clear();
+		_position = 0;
+	}
+	return true;
+}
+
+
+std::size_t MessageReader::buffered() const
+{
+	return _buffer.size() - _position;
+}
+
+
+bool MessageReader::fill(Poco::Net::StreamSocket& socket)
+{
+	char chunk[16384];
+	int n = socket.receiveBytes(chunk, sizeof(chunk));
+	if (n <= 0) return false;
+	feed(chunk, static_cast<std::size_t>(n));
+	return true;
+}
+
+
+BackendMessage MessageReader::receive(Poco::Net::StreamSocket& socket)
+{
+	BackendMessage message;
+	while (!next(message))
+	{
+		if (!fill(socket))
+			throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+	}
+	return message;
+}
+
+
+char MessageReader::receiveByte(Poco::Net::StreamSocket& socket)
+{
+	if (buffered() > 0) throw BlueTuskProtocolException("unexpected data from the server");
+	char byte = 0;
+	int n = socket.receiveBytes(&byte, 1);
+	if (n <= 0)
+		throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+	return byte;
+}
+
+
+void MessageReader::clear()
+{
+	_buffer.clear();
+	_position = 0;
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,293 @@
+//
+// MessageWriter.cpp
+//
+// Library: BlueTusk/Transport
+//
+
+#include "BlueTusk/MessageWriter.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/Net/NetException.h"
+#include <algorithm>
+#include <limits>
+
+namespace BlueTusk {
+
+namespace {
+
+const Poco::Int32 PROTOCOL_VERSION_3 = 196608;  // 3 << 16
+const Poco::Int32 SSL_REQUEST_CODE = 80877103;  // 1234 << 16 | 5679
+const Poco::Int32 CANCEL_REQUEST_CODE = 80877102; // 1234 << 16 | 5678
+
+} // namespace
+
+
+MessageWriter::MessageWriter()
+{
+}
+
+
+MessageWriter::~MessageWriter()
+{
+	clear();
+}
+
+
+void MessageWriter::begin(char type)
+{
+	poco_assert_msg(!_open, "MessageWriter::begin() while a message is open");
+	if (type != 0) _buffer.push_back(type);
+	_start = _buffer.size();
+	_buffer.append(4, '\0');
+	_open = true;
+}
+
+
+void MessageWriter::putInt8(Poco::UInt8 value)
+{
+	_buffer.push_back(static_cast<char>(value));
+}
+
+
+void MessageWriter::putInt16(Poco::Int16 value)
+{
+	Poco::UInt16 v = static_cast<Poco::UInt16>(value);
+	_buffer.push_back(static_cast<char>((v >> 8) & 0xFF));
+	_buffer.push_back(static_cast<char>(v & 0xFF));
+}
+
+
+void MessageWriter::putInt32(Poco::Int32 value)
+{
+	Poco::UInt32 v = static_cast<Poco::UInt32>(value);
+	_buffer.push_back(static_cast<char>((v >> 24) & 0xFF));
+	_buffer.push_back(static_cast<char>((v >> 16) & 0xFF));
+	_buffer.push_back(static_cast<char>((v >> 8) & 0xFF));
+	_buffer.push_back(static_cast<char>(v & 0xFF));
+}
+
+
+void MessageWriter::putCString(const std::string& text)
+{
+	if (text.find('\0') != std::string::npos)
+		throw BlueTuskProtocolException("a string sent to the server must not contain a NUL character");
+	_buffer.append(text);
+	_buffer.push_back('\0');
+}
+
+
+void MessageWriter::putBytes(const std::string& bytes)
+{
+	_buffer.append(bytes);
+}
+
+
+void MessageWriter::end()
+{
+	poco_assert_msg(_open, "MessageWriter::end() without begin()");
+	const std::size_t length = _buffer.size() - _start;
+	if (length > static_cast<std::size_t>(std::numeric_limits<Poco::Int32>::max()))
+		throw BlueTuskProtocolException("message too long for the protocol (more than 2 GiB)");
+	Poco::UInt32 v = static_cast<Poco::UInt32>(length);
+	_buffer[_start] = static_cast<char>((v >> 24) & 0xFF);
+	_buffer[_start + 1] = static_cast<char>((v >> 16) & 0xFF);
+	_buffer[_start + 2] = static_cast<char>((v >> 8) & 0xFF);
+	_buffer[_start + 3] = static_cast<char>(v & 0xFF);
+	_open = false;
+}
+
+
+void MessageWriter::startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters)
+{
+	begin(0);
+	putInt32(PROTOCOL_VERSION_3);
+	for (const auto& parameter: parameters)
+	{
+		putCString(parameter.first);
+		putCString(parameter.second);
+	}
+	putInt8(0);
+	end();
+}
+
+
+void MessageWriter::sslRequest()
+{
+	begin(0);
+	putInt32(SSL_REQUEST_CODE);
+	end();
+}
+
+
+void MessageWriter::cancelRequest(Poco::Int32 processId, Poco::Int32 secretKey)
+{
+	begin(0);
+	putInt32(CANCEL_REQUEST_CODE);
+	putInt32(processId);
+	putInt32(secretKey);
+	end();
+}
+
+
+void MessageWriter::query(const std::string& sql)
+{
+	begin('Q');
+	putCString(sql);
+	end();
+}
+
+
+void MessageWriter::parse(const std::string& statement, const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
+{
+	if (parameterTypes.size() > 65535) throw BlueTuskProtocolException("too many parameter types (at most 65535)");
+	begin('P');
+	putCString(statement);
+	putCString(sql);
+	putInt16(static_cast<Poco::Int16>(parameterTypes.size()));
+	for (Poco::UInt32 oid: parameterTypes) putInt32(static_cast<Poco::Int32>(oid));
+	end();
+}
+
+
+void MessageWriter::bind(const std::string& portal, const std::string& statement, const std::vector<FieldValue>& parameters)
+{
+	if (parameters.size() > 65535) throw BlueTuskProtocolException("too many parameters (at most 65535)");
+	begin('B');
+	putCString(portal);
+	putCString(statement);
+	putInt16(0); // all parameters in text format
+	putInt16(static_cast<Poco::Int16>(parameters.size()));
+	for (const auto& parameter: parameters)
+	{
+		if (!parameter)
+		{
+			putInt32(-1);
+		}
+		else
+		{
+			if (parameter->size() > static_cast<std::size_t>(std::numeric_limits<Poco::Int32>::max()))
+				throw BlueTuskProtocolException("parameter value too long");
+			putInt32(static_cast<Poco::Int32>(parameter->size()));
+			putBytes(*parameter);
+		}
+	}
+	putInt16(0); // all results in text format
+	end();
+}
+
+
+void MessageWriter::describePortal(const std::string& portal)
+{
+	begin('D');
+	putInt8('P');
+	putCString(portal);
+	end();
+}
+
+
+void MessageWriter::describeStatement(const std::string& statement)
+{
+	begin('D');
+	putInt8('S');
+	putCString(statement);
+	end();
+}
+
+
+void MessageWriter::execute(const std::string& portal, Poco::Int32 maxRows)
+{
+	begin('E');
+	putCString(portal);
+	putInt32(maxRows);
+	end();
+}
+
+
+void MessageWriter::sync()
+{
+	begin('S');
+	end();
+}
+
+
+void MessageWriter::flush()
+{
+	begin('H');
+	end();
+}
+
+
+void MessageWriter::terminate()
+{
+	begin('X');
+	end();
+}
+
+
+void MessageWriter::passwordMessage(const std::string& password)
+{
+	begin('p');
+	putCString(password);
+	end();
+}
+
+
+void MessageWriter::saslInitialResponse(const std::string& mechanism, const std::string& data)
+{
+	begin('p');
+	putCString(mechanism);
+	putInt32(static_cast<Poco::Int32>(data.size()));
+	putBytes(data);
+	end();
+}
+
+
+void MessageWriter::saslResponse(const std::string& data)
+{
+	begin('p');
+	putBytes(data);
+	end();
+}
+
+
+const std::string& MessageWriter::buffer() const
+{
+	return _buffer;
+}
+
+
+bool MessageWriter::empty() const
+{
+	return _buffer.empty();
+}
+
+
+void MessageWriter::clear()
+{
+	std::fill(_buffer.begin(), _buffer.end(), '\0');
+	_buffer.clear();
+	_open = false;
+	_start = 0;
+}
+
+
+void MessageWriter::send(Poco::Net::StreamSocket& socket)
+{
+	std::size_t sent = 0;
+	try
+	{
+		while (sent < _buffer.size())
+		{
+			int n = socket.sendBytes(_buffer.data() + sent, static_cast<int>(std::min<std::size_t>(_buffer.size() - sent, 1 << 20)));
+			if (n <= 0) throw Poco::Net::ConnectionResetException("the connection was closed while sending");
+			sent += static_cast<std::size_t>(n);
+		}
+	}
+	catch (...)
+	{
+		clear();
+		throw;
+	}
+	clear();
+}
+
+} // namespace BlueTusk
