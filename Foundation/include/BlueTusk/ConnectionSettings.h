@@ -19,6 +19,11 @@
 
 namespace BlueTusk {
 
+namespace Detail {
+struct ConnectionKeywords;
+}
+
+
 class BlueTusk_Foundation_API ConnectionSettings
 	/// All keywords of a connection string, resolved: environment fallbacks (PGHOST, PGPORT, ...) and
 	/// defaults are applied by parse(). Plain data with public members; copy it freely. Not synchronized:
@@ -64,9 +69,10 @@ public:
 	ConnectionSettings();
 
 	static ConnectionSettings parse(const std::string& connectionString);
-		/// Parses any of the three forms, then applies environment fallbacks and defaults.
-		/// Throws BlueTuskConnectionStringException naming the keyword or position and what is wrong
-		/// (never the value of Password).
+		/// Parses any of the three forms, then applies environment fallbacks and defaults, then
+		/// validate(). A keyword given more than once (under any of its names) takes the last value, as
+		/// in libpq and Npgsql. Throws BlueTuskConnectionStringException naming the keyword or position
+		/// and what is wrong (never the value of Password). Reads the process environment; thread-safe.
 
 	static ConnectionSettings parse(const std::string& connectionString, const std::map<std::string, std::string>& environment);
 		/// As parse(), with the environment given explicitly (for tests); variables absent from the map
@@ -75,14 +81,35 @@ public:
 	void set(const std::string& keyword, const std::string& value);
 		/// Applies one keyword (any accepted spelling, case-insensitive) as if it were written last in
 		/// the connection string; used for configuration overrides. Re-derives the endpoints when Host
-		/// or Port changes. Throws BlueTuskConnectionStringException like parse().
+		/// or Port changes; a database that was defaulted follows a new Username. Throws
+		/// BlueTuskConnectionStringException like parse(), leaving the settings unchanged. Checks the
+		/// value only: call validate() after applying several overrides (e.g. both pool sizes).
 
 	std::string toString() const;
 		/// A canonical Npgsql-style connection string that parses back to equal settings, with
-		/// "Password=***" in place of any password.
+		/// "Password=***" in place of any password (omitted when there is none; the re-parsed password
+		/// is then "***"). Host lists the hosts without ports and Port the ports (one when all are equal,
+		/// else positional). Every keyword with an environment fallback is always written, so the text
+		/// means the same whatever the environment; the others only when not at their default.
 
 	std::string hostList() const;
 		/// The endpoints' display forms joined with ","; for messages.
+
+	void validate() const;
+		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
+		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
+		/// above Maximum Pool Size. Throws BlueTuskConnectionStringException.
+
+	bool operator == (const ConnectionSettings& other) const;
+		/// Compares every public member (the endpoints, not how Host and Port were written).
+	bool operator != (const ConnectionSettings& other) const;
+
+private:
+	friend struct Detail::ConnectionKeywords;
+
+	std::string _hostList;        /// the Host text in force (given or PGHOST); endpoints derive from it
+	std::string _portList;        /// the Port text in force (given or PGPORT), or empty
+	std::string _defaultDatabase; /// the user name that database was defaulted to, or empty
 };
 
 } // namespace BlueTusk

@@ -1,0 +1,192 @@
+//
+// ConnectionKeywords.cpp
+//
+// Library: BlueTusk/Foundation
+//
+
+#include "ConnectionKeywords.h"
+#include "HostList.h"
+#include "SettingValues.h"
+#include "ValueText.h"
+#include "BlueTusk/BlueTuskException.h"
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+using S = ConnectionSettings;
+
+
+std::string policyName(const std::string& value, const std::string& source, const std::string& examples)
+{
+	const std::string name = trim(value);
+	if (name.empty())
+		throw BlueTuskConnectionStringException(source + ": empty policy name; expected e.g. " + examples);
+	return name;
+}
+
+
+std::vector<std::string> pathList(const std::string& value)
+	/// Plugin Path: entries separated by ','; empty entries are dropped.
+{
+	std::vector<std::string> entries;
+	for (const std::string& item: split(value, ','))
+	{
+		const std::string entry = trim(item);
+		if (!entry.empty()) entries.push_back(entry);
+	}
+	return entries;
+}
+
+
+std::string loadBalanceHosts(const std::string& value, const std::string& source)
+	/// libpq's load_balance_hosts (disable, random) and Npgsql's Load Balance Hosts (true, false).
+{
+	const std::string word = asciiLower(trim(value));
+	bool enabled = false;
+	if (word == "random") return "random";
+	if (word == "disable") return "sequential";
+	if (isBooleanText(word, enabled)) return enabled ? "random" : "sequential";
+	throw BlueTuskConnectionStringException(source + ": " + quoted(value) +
+		" is not a valid value; accepted values: true, random (= Host Order random), false, disable (= sequential)");
+}
+
+
+TargetSessionAttributes readOnly(const std::string& value, const std::string& source)
+	/// The 2016 proposal's readonly: true = any server will do, false = a writable server is required.
+{
+	return parseBoolean(value, source) ? TargetSessionAttributes::Any : TargetSessionAttributes::ReadWrite;
+}
+
+
+int maximumPoolSize(const std::string& value, const std::string& source)
+{
+	const int size = parseCount(value, source);
+	if (size < 1)
+		throw BlueTuskConnectionStringException(source + ": must be at least 1");
+	return size;
+}
+
+} // namespace
+
+
+const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
+{
+	static const std::vector<Keyword> keywords = {
+		{"Host", "host", "PGHOST", Setting::Host,
+			[](S& s, const std::string& v, const std::string& src) { parseHostList(v, src); s._hostList = v; }},
+		{"Port", "port", "PGPORT", Setting::Port,
+			[](S& s, const std::string& v, const std::string& src) { parsePortList(v, src); s._portList = v; }},
+		{"Database", "dbname", "PGDATABASE", Setting::Database,
+			[](S& s, const std::string& v, const std::string&) { s.database = v; s._defaultDatabase.clear(); }},
+		{"Username", "user", "PGUSER", Setting::Username,
+			[](S& s, const std::string& v, const std::string&) { s.username = v; }},
+		{"Password", "password", "PGPASSWORD", Setting::Password,
+			[](S& s, const std::string& v, const std::string&) { s.password = v; }},
+		{"Application Name", "application_name", "PGAPPNAME", Setting::ApplicationName,
+			[](S& s, const std::string& v, const std::string&) { s.applicationName = v; }},
+		{"Target Session Attributes", "target_session_attrs", "PGTARGETSESSIONATTRS", Setting::TargetSessionAttributes,
+			[](S& s, const std::string& v, const std::string& src) { s.targetSessionAttributes = parseTargetSessionAttributes(v, src); }},
+		{"Load Balance Hosts", "load_balance_hosts", "PGLOADBALANCEHOSTS", Setting::HostOrder,
+			[](S& s, const std::string& v, const std::string& src) { s.hostOrder = loadBalanceHosts(v, src); }},
+		{"Host Order", "hostorder", nullptr, Setting::HostOrder,
+			[](S& s, const std::string& v, const std::string& src) { s.hostOrder = policyName(v, src, "sequential, random, parallel"); }},
+		{"Timeout", "connect_timeout", "PGCONNECT_TIMEOUT", Setting::Timeout,
+			[](S& s, const std::string& v, const std::string& src) { s.connectTimeout = parseSeconds(v, src); }},
+		{"Failover Timeout", "failover_timeout", nullptr, Setting::FailoverTimeout,
+			[](S& s, const std::string& v, const std::string& src) { s.failoverTimeout = parseSeconds(v, src); }},
+		{"Host Recheck Seconds", nullptr, nullptr, Setting::HostRecheck,
+			[](S& s, const std::string& v, const std::string& src) { s.hostRecheck = parseSeconds(v, src); }},
+		{"SSL Mode", "sslmode", "PGSSLMODE", Setting::SslMode,
+			[](S& s, const std::string& v, const std::string& src) { s.sslMode = parseSslMode(v, src); }},
+		{"Pooling", nullptr, nullptr, Setting::Pooling,
+			[](S& s, const std::string& v, const std::string& src) { s.pooling = parseBoolean(v, src); }},
+		{"Minimum Pool Size", nullptr, nullptr, Setting::MinPoolSize,
+			[](S& s, const std::string& v, const std::string& src) { s.minPoolSize = parseCount(v, src); }},
+		{"Maximum Pool Size", nullptr, nullptr, Setting::MaxPoolSize,
+			[](S& s, const std::string& v, const std::string& src) { s.maxPoolSize = maximumPoolSize(v, src); }},
+		{"Connection Idle Lifetime", nullptr, nullptr, Setting::IdleLifetime,
+			[](S& s, const std::string& v, const std::string& src) { s.connectionIdleLifetime = parseSeconds(v, src); }},
+		{"Connection Lifetime", nullptr, nullptr, Setting::Lifetime,
+			[](S& s, const std::string& v, const std::string& src) { s.connectionLifetime = parseSeconds(v, src); }},
+		{"Checkout Timeout", nullptr, nullptr, Setting::CheckoutTimeout,
+			[](S& s, const std::string& v, const std::string& src) { s.checkoutTimeout = parseSeconds(v, src); }},
+		{"No Reset On Close", nullptr, nullptr, Setting::NoResetOnClose,
+			[](S& s, const std::string& v, const std::string& src) { s.noResetOnClose = parseBoolean(v, src); }},
+		{"Eviction Policy", nullptr, nullptr, Setting::EvictionPolicy,
+			[](S& s, const std::string& v, const std::string& src) { s.evictionPolicy = policyName(v, src, "standard"); }},
+		{"Plugin Path", nullptr, nullptr, Setting::PluginPath,
+			[](S& s, const std::string& v, const std::string&) { s.pluginPath = pathList(v); }},
+		{"Passfile", "passfile", "PGPASSFILE", Setting::Passfile,
+			[](S& s, const std::string& v, const std::string&) { s.passfile = v; }},
+		{"Root Certificate", "sslrootcert", "PGSSLROOTCERT", Setting::RootCertificate,
+			[](S& s, const std::string& v, const std::string&) { s.rootCertificate = v; }},
+		{"readonly", nullptr, nullptr, Setting::TargetSessionAttributes,
+			[](S& s, const std::string& v, const std::string& src) { s.targetSessionAttributes = readOnly(v, src); }},
+		{"Command Timeout", nullptr, nullptr, Setting::CommandTimeout,
+			[](S& s, const std::string& v, const std::string& src) { s.commandTimeout = parseSeconds(v, src); }},
+	};
+	return keywords;
+}
+
+
+const ConnectionKeywords::Keyword* ConnectionKeywords::find(const std::string& written)
+{
+	const std::string wanted = asciiLower(trim(written));
+	if (wanted.empty()) return nullptr;
+	for (const Keyword& keyword: all())
+	{
+		const std::string canonical = asciiLower(keyword.name);
+		std::string compact;
+		for (char c: canonical)
+		{
+			if (c != ' ') compact += c;
+		}
+		if (wanted == canonical || wanted == compact) return &keyword;
+		if (keyword.libpqName && wanted == keyword.libpqName) return &keyword;
+	}
+	return nullptr;
+}
+
+
+void ConnectionKeywords::apply(ConnectionSettings& settings, const Keyword& keyword, const std::string& value, const std::string& source)
+{
+	keyword.apply(settings, value, source);
+}
+
+
+void ConnectionKeywords::finish(ConnectionSettings& settings)
+{
+	if (trim(settings._hostList).empty())
+	{
+		settings.endpoints.clear();
+	}
+	else
+	{
+		const std::vector<Poco::UInt16> ports = settings._portList.empty() ? std::vector<Poco::UInt16>() : parsePortList(settings._portList, "Port");
+		settings.endpoints = resolveEndpoints(parseHostList(settings._hostList, "Host"), ports);
+	}
+
+	// Database defaults to the user name, and keeps following it while it was not set explicitly.
+	const bool defaulted = !settings._defaultDatabase.empty() && settings.database == settings._defaultDatabase;
+	if (settings.database.empty() || defaulted)
+	{
+		settings.database = settings.username;
+		settings._defaultDatabase = settings.username;
+	}
+}
+
+
+std::string ConnectionKeywords::hostListText(const ConnectionSettings& settings)
+{
+	return settings._hostList;
+}
+
+
+std::string ConnectionKeywords::portListText(const ConnectionSettings& settings)
+{
+	return settings._portList;
+}
+
+} } // namespace BlueTusk::Detail

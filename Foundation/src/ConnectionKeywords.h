@@ -1,0 +1,69 @@
+//
+// ConnectionKeywords.h
+//
+// Library: BlueTusk/Foundation
+//
+// The keyword table of DESIGN.md section 2: every accepted spelling of every keyword, its environment
+// variable, and how its value is applied to ConnectionSettings.
+//
+
+#ifndef BlueTusk_Detail_ConnectionKeywords_INCLUDED
+#define BlueTusk_Detail_ConnectionKeywords_INCLUDED
+
+#include "BlueTusk/ConnectionSettings.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+namespace Detail {
+
+enum class Setting
+	/// What a keyword sets. Keywords sharing a Setting are the same keyword for the "last one wins" rule
+	/// and for the environment fallback (Host Order and Load Balance Hosts; Target Session Attributes and
+	/// readonly).
+{
+	Host, Port, Database, Username, Password, ApplicationName, TargetSessionAttributes, HostOrder,
+	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
+	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
+	CommandTimeout
+};
+
+
+struct ConnectionKeywords
+	/// Friend of ConnectionSettings: applies keyword values to it.
+{
+	using Apply = void (*)(ConnectionSettings& settings, const std::string& value, const std::string& source);
+
+	struct Keyword
+	{
+		const char* name;        /// canonical (Npgsql style) name, e.g. "Target Session Attributes"
+		const char* libpqName;   /// libpq synonym (or the 2016 proposal's name), e.g. "target_session_attrs", or nullptr
+		const char* environment; /// the environment variable used when the Setting is not given, or nullptr
+		Setting setting;
+		Apply apply;
+	};
+
+	static const std::vector<Keyword>& all();
+		/// Every keyword, in the order of DESIGN.md's table, then readonly and Command Timeout.
+
+	static const Keyword* find(const std::string& written);
+		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without
+		/// spaces ("TargetSessionAttributes") or its libpq name; nullptr if none.
+
+	static void apply(ConnectionSettings& settings, const Keyword& keyword, const std::string& value, const std::string& source);
+		/// Parses value and stores it; source (the keyword as written, or "PGPORT (environment)") names the
+		/// value in messages. Throws BlueTuskConnectionStringException for an invalid value. Host and
+		/// Port are validated and kept as text; finish() derives the endpoints.
+
+	static void finish(ConnectionSettings& settings);
+		/// Derives the endpoints from the Host and Port text in force and defaults the database to the
+		/// user name. Throws BlueTuskConnectionStringException for a port count mismatch.
+
+	static std::string hostListText(const ConnectionSettings& settings);
+	static std::string portListText(const ConnectionSettings& settings);
+		/// The Host and Port texts in force (given, or from PGHOST/PGPORT).
+};
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_ConnectionKeywords_INCLUDED

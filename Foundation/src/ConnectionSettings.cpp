@@ -1,0 +1,229 @@
+//
+// ConnectionSettings.cpp
+//
+// Library: BlueTusk/Foundation
+//
+// parse(): tokenize (ConnectionStringForm) -> apply each pair through the keyword table
+// (ConnectionKeywords) -> environment fallbacks -> derive endpoints and defaults -> validate.
+//
+
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "ConnectionKeywords.h"
+#include "ConnectionStringForm.h"
+#include "HostList.h"
+#include "SecretRedaction.h"
+#include "SettingValues.h"
+#include "ValueText.h"
+#include "Poco/Environment.h"
+#include <set>
+
+namespace BlueTusk {
+
+namespace {
+
+using Detail::ConnectionKeywords;
+
+
+std::map<std::string, std::string> processEnvironment()
+{
+	std::map<std::string, std::string> environment;
+	for (const auto& keyword: ConnectionKeywords::all())
+	{
+		if (keyword.environment && Poco::Environment::has(keyword.environment))
+			environment[keyword.environment] = Poco::Environment::get(keyword.environment);
+	}
+	return environment;
+}
+
+
+const ConnectionKeywords::Keyword& findKeyword(const std::string& written, const std::string& where)
+{
+	const ConnectionKeywords::Keyword* keyword = ConnectionKeywords::find(written);
+	if (!keyword)
+		throw BlueTuskConnectionStringException("unknown keyword " + Detail::quoted(Detail::trim(written)) + where +
+			" (doc/connection-strings.md lists the accepted keywords)");
+	return *keyword;
+}
+
+
+ConnectionSettings parseUnredacted(const std::string& connectionString, const std::map<std::string, std::string>& environment)
+{
+	ConnectionSettings settings;
+	std::set<Detail::Setting> given;
+	for (const Detail::KeywordValue& pair: Detail::tokenize(connectionString))
+	{
+		const auto& keyword = findKeyword(pair.keyword, " at " + Detail::position(pair.position));
+		ConnectionKeywords::apply(settings, keyword, pair.value, Detail::trim(pair.keyword));
+		given.insert(keyword.setting);
+	}
+	for (const auto& keyword: ConnectionKeywords::all())
+	{
+		if (!keyword.environment || given.count(keyword.setting)) continue;
+		const auto variable = environment.find(keyword.environment);
+		if (variable == environment.end() || variable->second.empty()) continue;
+		ConnectionKeywords::apply(settings, keyword, variable->second, std::string(keyword.environment) + " (environment)");
+		given.insert(keyword.setting);
+	}
+	ConnectionKeywords::finish(settings);
+	settings.validate();
+	return settings;
+}
+
+
+std::string quoteValue(const std::string& value)
+	/// A value as the Npgsql tokenizer reads it back: in double quotes (doubled inside) when it holds
+	/// ';' or a quote, or has white space at either end.
+{
+	const bool needsQuotes = value.find_first_of(";\"'") != std::string::npos ||
+		(!value.empty() && (Detail::isSpace(value.front()) || Detail::isSpace(value.back())));
+	if (!needsQuotes) return value;
+	std::string result = "\"";
+	for (char c: value)
+	{
+		result += c;
+		if (c == '"') result += '"';
+	}
+	return result + "\"";
+}
+
+} // namespace
+
+
+ConnectionSettings::ConnectionSettings()
+{
+}
+
+
+ConnectionSettings ConnectionSettings::parse(const std::string& connectionString)
+{
+	return parse(connectionString, processEnvironment());
+}
+
+
+ConnectionSettings ConnectionSettings::parse(const std::string& connectionString, const std::map<std::string, std::string>& environment)
+{
+	try
+	{
+		return parseUnredacted(connectionString, environment);
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		std::vector<std::string> secrets = Detail::passwordCandidates(connectionString);
+		const auto password = environment.find("PGPASSWORD");
+		if (password != environment.end()) secrets.push_back(password->second);
+		throw BlueTuskConnectionStringException(Detail::redactSecrets(exc.message(), secrets));
+	}
+}
+
+
+void ConnectionSettings::set(const std::string& keyword, const std::string& value)
+{
+	const auto& entry = findKeyword(keyword, "");
+	ConnectionSettings changed(*this);
+	ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
+	ConnectionKeywords::finish(changed);
+	*this = std::move(changed);
+}
+
+
+std::string ConnectionSettings::toString() const
+{
+	std::vector<std::pair<std::string, std::string>> pairs;
+	pairs.emplace_back("Host", Detail::hostListText(endpoints));
+	pairs.emplace_back("Port", Detail::portListText(endpoints));
+	pairs.emplace_back("Database", database);
+	pairs.emplace_back("Username", username);
+	if (!password.empty()) pairs.emplace_back("Password", "***");
+	pairs.emplace_back("Application Name", applicationName);
+	pairs.emplace_back("Target Session Attributes", BlueTusk::toString(targetSessionAttributes));
+	pairs.emplace_back("Host Order", hostOrder);
+	pairs.emplace_back("Timeout", Detail::formatSeconds(connectTimeout));
+	pairs.emplace_back("SSL Mode", BlueTusk::toString(sslMode));
+	pairs.emplace_back("Root Certificate", rootCertificate);
+	pairs.emplace_back("Passfile", passfile);
+
+	const ConnectionSettings defaults;
+	auto addIfChanged = [&pairs](const char* name, const std::string& value, const std::string& defaultValue)
+	{
+		if (value != defaultValue) pairs.emplace_back(name, value);
+	};
+	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
+	auto boolean = [](bool value) { return std::string(value ? "true" : "false"); };
+	addIfChanged("Failover Timeout", seconds(failoverTimeout), seconds(defaults.failoverTimeout));
+	addIfChanged("Host Recheck Seconds", seconds(hostRecheck), seconds(defaults.hostRecheck));
+	addIfChanged("Pooling", boolean(pooling), boolean(defaults.pooling));
+	addIfChanged("Minimum Pool Size", std::to_string(minPoolSize), std::to_string(defaults.minPoolSize));
+	addIfChanged("Maximum Pool Size", std::to_string(maxPoolSize), std::to_string(defaults.maxPoolSize));
+	addIfChanged("Connection Idle Lifetime", seconds(connectionIdleLifetime), seconds(defaults.connectionIdleLifetime));
+	addIfChanged("Connection Lifetime", seconds(connectionLifetime), seconds(defaults.connectionLifetime));
+	addIfChanged("Checkout Timeout", seconds(checkoutTimeout), seconds(defaults.checkoutTimeout));
+	addIfChanged("No Reset On Close", boolean(noResetOnClose), boolean(defaults.noResetOnClose));
+	addIfChanged("Eviction Policy", evictionPolicy, defaults.evictionPolicy);
+	addIfChanged("Plugin Path", Detail::join(pluginPath, ","), "");
+	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
+
+	std::string text;
+	for (const auto& pair: pairs)
+	{
+		if (!text.empty()) text += ';';
+		text += pair.first + "=" + quoteValue(pair.second);
+	}
+	return text;
+}
+
+
+std::string ConnectionSettings::hostList() const
+{
+	std::vector<std::string> items;
+	for (const auto& endpoint: endpoints) items.push_back(endpoint.toString());
+	return Detail::join(items, ",");
+}
+
+
+void ConnectionSettings::validate() const
+{
+	if (endpoints.empty())
+		throw BlueTuskConnectionStringException("Host is required: give the Host (host) keyword or set PGHOST");
+	if (username.empty())
+		throw BlueTuskConnectionStringException("Username is required: give the Username (user) keyword or set PGUSER");
+	if (minPoolSize > maxPoolSize)
+		throw BlueTuskConnectionStringException("Minimum Pool Size (" + std::to_string(minPoolSize) +
+			") is greater than Maximum Pool Size (" + std::to_string(maxPoolSize) + ")");
+}
+
+
+bool ConnectionSettings::operator == (const ConnectionSettings& other) const
+{
+	return endpoints == other.endpoints &&
+		database == other.database &&
+		username == other.username &&
+		password == other.password &&
+		applicationName == other.applicationName &&
+		targetSessionAttributes == other.targetSessionAttributes &&
+		hostOrder == other.hostOrder &&
+		connectTimeout == other.connectTimeout &&
+		failoverTimeout == other.failoverTimeout &&
+		hostRecheck == other.hostRecheck &&
+		sslMode == other.sslMode &&
+		rootCertificate == other.rootCertificate &&
+		passfile == other.passfile &&
+		pooling == other.pooling &&
+		minPoolSize == other.minPoolSize &&
+		maxPoolSize == other.maxPoolSize &&
+		connectionIdleLifetime == other.connectionIdleLifetime &&
+		connectionLifetime == other.connectionLifetime &&
+		checkoutTimeout == other.checkoutTimeout &&
+		noResetOnClose == other.noResetOnClose &&
+		evictionPolicy == other.evictionPolicy &&
+		pluginPath == other.pluginPath &&
+		commandTimeout == other.commandTimeout;
+}
+
+
+bool ConnectionSettings::operator != (const ConnectionSettings& other) const
+{
+	return !(*this == other);
+}
+
+} // namespace BlueTusk

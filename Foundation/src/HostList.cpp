@@ -1,0 +1,146 @@
+//
+// HostList.cpp
+//
+// Library: BlueTusk/Foundation
+//
+
+#include "HostList.h"
+#include "SettingValues.h"
+#include "ValueText.h"
+#include "BlueTusk/BlueTuskException.h"
+#include <algorithm>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+std::string elementName(std::size_t index, std::size_t count)
+{
+	return "element " + std::to_string(index + 1) + " of " + std::to_string(count);
+}
+
+
+std::string plural(std::size_t count, const std::string& word)
+{
+	return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+
+HostElement parseHostElement(const std::string& text, const std::string& keyword, const std::string& where)
+{
+	HostElement element;
+	if (text[0] == '/')
+	{
+		element.host = text;
+		return element;
+	}
+	if (text[0] == '[')
+	{
+		const std::size_t close = text.find(']');
+		if (close == std::string::npos)
+			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has a '[' without ']'");
+		element.host = trim(text.substr(1, close - 1));
+		if (element.host.empty())
+			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has an empty host inside '[]'");
+		if (close + 1 < text.size())
+		{
+			if (text[close + 1] != ':')
+				throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has unexpected text after ']'; expected ':' and a port");
+			element.port = parsePortNumber(text.substr(close + 2), keyword + " " + where);
+		}
+		return element;
+	}
+	const std::size_t colons = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
+	if (colons == 1)
+	{
+		const std::size_t colon = text.find(':');
+		element.host = trim(text.substr(0, colon));
+		if (element.host.empty())
+			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has an empty host name before ':'");
+		element.port = parsePortNumber(text.substr(colon + 1), keyword + " " + where);
+		return element;
+	}
+	element.host = text; // a name, or a bare IPv6 literal (more than one ':', no port)
+	return element;
+}
+
+} // namespace
+
+
+std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword)
+{
+	if (trim(hostList).empty())
+		throw BlueTuskConnectionStringException(keyword + ": the host list is empty; expected one or more hosts separated by ','");
+	const std::vector<std::string> items = split(hostList, ',');
+	std::vector<HostElement> hosts;
+	for (std::size_t i = 0; i < items.size(); ++i)
+	{
+		const std::string text = trim(items[i]);
+		if (text.empty())
+			throw BlueTuskConnectionStringException(keyword + ": " + elementName(i, items.size()) + " is empty in the host list " + quoted(hostList));
+		hosts.push_back(parseHostElement(text, keyword, elementName(i, items.size())));
+	}
+	return hosts;
+}
+
+
+std::vector<Poco::UInt16> parsePortList(const std::string& portList, const std::string& keyword)
+{
+	const std::vector<std::string> items = split(portList, ',');
+	std::vector<Poco::UInt16> ports;
+	for (std::size_t i = 0; i < items.size(); ++i)
+	{
+		const std::string where = items.size() == 1 ? keyword : keyword + " " + elementName(i, items.size());
+		ports.push_back(parsePortNumber(items[i], where));
+	}
+	return ports;
+}
+
+
+std::vector<BlueTuskHostEndpoint> resolveEndpoints(const std::vector<HostElement>& hosts, const std::vector<Poco::UInt16>& ports)
+{
+	if (ports.size() > 1 && ports.size() != hosts.size())
+		throw BlueTuskConnectionStringException("Port: " + plural(hosts.size(), "host") + " but " + plural(ports.size(), "port") +
+			"; a Port list of more than one port needs one port per host (or give a single shared Port)");
+	std::vector<BlueTuskHostEndpoint> endpoints;
+	for (std::size_t i = 0; i < hosts.size(); ++i)
+	{
+		Poco::UInt16 port = 5432;
+		if (hosts[i].port != 0) port = hosts[i].port;
+		else if (ports.size() > 1) port = ports[i];
+		else if (ports.size() == 1) port = ports[0];
+		endpoints.emplace_back(hosts[i].host, port);
+	}
+	return endpoints;
+}
+
+
+std::string hostListText(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::vector<std::string> items;
+	for (const auto& endpoint: endpoints)
+	{
+		const std::string& host = endpoint.host();
+		const bool bracket = !endpoint.isUnixSocket() && host.find(':') != std::string::npos;
+		items.push_back(bracket ? "[" + host + "]" : host);
+	}
+	return join(items, ",");
+}
+
+
+std::string portListText(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::vector<std::string> items;
+	bool allEqual = true;
+	for (const auto& endpoint: endpoints)
+	{
+		items.push_back(std::to_string(endpoint.port()));
+		if (endpoint.port() != endpoints.front().port()) allEqual = false;
+	}
+	if (items.empty()) return "5432";
+	if (allEqual) return items.front();
+	return join(items, ",");
+}
+
+} } // namespace BlueTusk::Detail

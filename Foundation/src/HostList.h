@@ -1,0 +1,55 @@
+//
+// HostList.h
+//
+// Library: BlueTusk/Foundation
+//
+// The Host and Port keyword rules of DESIGN.md section 2: from the host list and the port list to the
+// ordered endpoints.
+//
+
+#ifndef BlueTusk_Detail_HostList_INCLUDED
+#define BlueTusk_Detail_HostList_INCLUDED
+
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "Poco/Types.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+namespace Detail {
+
+struct HostElement
+	/// One element of a Host list: the host (brackets removed) and its own port, if written.
+{
+	std::string host;
+	Poco::UInt16 port = 0; /// 0: no own port
+};
+
+std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword);
+	/// Splits at ',' and reads each trimmed element: "name", "name:port", "[v6]", "[v6]:port" (brackets
+	/// may enclose any host, e.g. "[/tmp/a:b]:5433"), a bare IPv6 literal (more than one ':', no port),
+	/// or a socket directory (begins with '/'; a ':' in it is part of the path; no port).
+	/// Throws BlueTuskConnectionStringException naming keyword for an empty list or element, an unclosed
+	/// '[', text after ']', and an own port that is empty, not a number or outside 1..65535.
+
+std::vector<Poco::UInt16> parsePortList(const std::string& portList, const std::string& keyword);
+	/// Splits at ',' and reads each trimmed element as a port 1..65535. Throws
+	/// BlueTuskConnectionStringException naming keyword for an empty element, a non-number or a value
+	/// out of range.
+
+std::vector<BlueTuskHostEndpoint> resolveEndpoints(const std::vector<HostElement>& hosts, const std::vector<Poco::UInt16>& ports);
+	/// The port of each host: its own port if written; else the matching element of a positional
+	/// ports list (more than one element); else the single shared port; else 5432. A list of more than
+	/// one port must have one port per host, else BlueTuskConnectionStringException
+	/// "Port: 3 hosts but 2 ports ...".
+
+std::string hostListText(const std::vector<BlueTuskHostEndpoint>& endpoints);
+	/// The hosts of endpoints in Host list syntax without ports (socket directories as written, hosts
+	/// containing ':' in brackets), for ConnectionSettings::toString().
+
+std::string portListText(const std::vector<BlueTuskHostEndpoint>& endpoints);
+	/// The ports of endpoints: one port when all are equal, else the positional list.
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_HostList_INCLUDED

@@ -1,0 +1,149 @@
+//
+// SecretRedaction.cpp
+//
+// Library: BlueTusk/Foundation
+//
+
+#include "SecretRedaction.h"
+#include "PercentDecoder.h"
+#include "ValueText.h"
+#include "Poco/Exception.h"
+#include <algorithm>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+const std::size_t minimumSecretLength = 3;
+
+
+void addCandidate(std::vector<std::string>& candidates, const std::string& text)
+{
+	if (text.size() < minimumSecretLength) return;
+	candidates.push_back(text);
+	try
+	{
+		candidates.push_back(percentDecode(text, 0));
+	}
+	catch (Poco::Exception&)
+	{
+		// not decodable: the raw text is the candidate
+	}
+}
+
+
+std::string unquoteDoubled(const std::string& text, std::size_t start, char quote)
+	/// The Npgsql reading of a quoted value starting after its opening quote.
+{
+	std::string value;
+	for (std::size_t pos = start; pos < text.size(); ++pos)
+	{
+		if (text[pos] == quote)
+		{
+			if (pos + 1 < text.size() && text[pos + 1] == quote)
+			{
+				value += quote;
+				++pos;
+				continue;
+			}
+			break;
+		}
+		value += text[pos];
+	}
+	return value;
+}
+
+
+std::string unescapeBackslashes(const std::string& text, std::size_t start, bool quoted)
+	/// The libpq reading of a value starting at start (after the opening quote when quoted).
+{
+	std::string value;
+	for (std::size_t pos = start; pos < text.size(); ++pos)
+	{
+		const char c = text[pos];
+		if (quoted ? c == '\'' : isSpace(c)) break;
+		if (c == '\\' && pos + 1 < text.size()) value += text[++pos];
+		else value += c;
+	}
+	return value;
+}
+
+
+void addValueCandidates(std::vector<std::string>& candidates, const std::string& text, std::size_t start)
+{
+	std::size_t pos = start;
+	while (pos < text.size() && isSpace(text[pos])) ++pos;
+	const bool quotedValue = pos < text.size() && (text[pos] == '"' || text[pos] == '\'');
+	const std::size_t valueStart = quotedValue ? pos + 1 : pos;
+	static const char* const terminators[] = {";", "&", " \t\r\n\v\f", "'\"", ";&'\" \t\r\n\v\f", ""};
+	for (const char* terminator: terminators)
+	{
+		const std::size_t end = *terminator ? text.find_first_of(terminator, valueStart) : std::string::npos;
+		addCandidate(candidates, text.substr(valueStart, end == std::string::npos ? std::string::npos : end - valueStart));
+	}
+	if (quotedValue)
+	{
+		addCandidate(candidates, unquoteDoubled(text, valueStart, text[pos]));
+		addCandidate(candidates, unescapeBackslashes(text, valueStart, text[pos] == '\''));
+	}
+	else
+	{
+		addCandidate(candidates, unescapeBackslashes(text, valueStart, false));
+	}
+}
+
+
+void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::string& text)
+{
+	for (std::size_t scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3))
+	{
+		const std::size_t start = scheme + 3;
+		const std::size_t at = text.find('@', start);
+		if (at == std::string::npos) return;
+		const std::size_t colon = text.find(':', start);
+		if (colon != std::string::npos && colon < at)
+		{
+			addCandidate(candidates, text.substr(colon + 1, at - colon - 1));
+			const std::size_t slash = text.find('/', colon);
+			if (slash != std::string::npos && slash < at) addCandidate(candidates, text.substr(colon + 1, slash - colon - 1));
+		}
+	}
+}
+
+} // namespace
+
+
+std::vector<std::string> passwordCandidates(const std::string& connectionString)
+{
+	std::vector<std::string> candidates;
+	const std::string lower = asciiLower(connectionString);
+	for (std::size_t found = lower.find("password"); found != std::string::npos; found = lower.find("password", found + 1))
+	{
+		std::size_t pos = found + 8;
+		while (pos < lower.size() && isSpace(lower[pos])) ++pos;
+		if (pos < lower.size() && lower[pos] == '=') addValueCandidates(candidates, connectionString, pos + 1);
+	}
+	addUrlPasswordCandidates(candidates, connectionString);
+	return candidates;
+}
+
+
+std::string redactSecrets(const std::string& message, const std::vector<std::string>& secrets)
+{
+	std::vector<std::string> ordered;
+	for (const std::string& secret: secrets)
+	{
+		if (secret.size() >= minimumSecretLength) ordered.push_back(secret);
+	}
+	std::sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+	std::string result = message;
+	for (const std::string& secret: ordered)
+	{
+		for (std::size_t found = result.find(secret); found != std::string::npos; found = result.find(secret, found + 3))
+			result.replace(found, secret.size(), "***");
+	}
+	return result;
+}
+
+} } // namespace BlueTusk::Detail

@@ -1,0 +1,36 @@
+//
+// UrlTokenizer.h
+//
+// Library: BlueTusk/Foundation
+//
+// Splits a connection URI ("postgresql://user:secret@db-a:5432,db-b:6432/app?sslmode=require") into
+// keyword/value pairs with libpq's keyword names.
+//
+
+#ifndef BlueTusk_Detail_UrlTokenizer_INCLUDED
+#define BlueTusk_Detail_UrlTokenizer_INCLUDED
+
+#include "KeywordValue.h"
+
+namespace BlueTusk {
+namespace Detail {
+
+bool isConnectionUrl(const std::string& text);
+	/// True when text (after leading white space) begins with "postgresql://" or "postgres://",
+	/// in any letter case.
+
+KeywordValueList tokenizeUrl(const std::string& text);
+	/// The rules of PostgreSQL docs 34.1.1.2 "Connection URIs":
+	///   postgresql://[user[:password]@][host[:port][,host[:port]...]][/dbname][?param=value[&...]]
+	/// gives, in this order: user (when not empty), password (when ':' is present), host (the host list
+	/// in the Host keyword's syntax; a host with its own port is written "name:port", or "[host]:port" when
+	/// the host contains ':' or is a socket directory), dbname (when not empty), then each query
+	/// parameter. Every component is percent-decoded; "[v6]" and "[v6]:port" are accepted; a socket
+	/// directory is written percent-encoded ("%2Ftmp") or as a host query parameter.
+	/// Throws BlueTuskConnectionStringException naming the position for a bad percent escape, %00, an
+	/// unclosed '[', text after ']', a query parameter without '=', or a decoded host containing
+	/// ',', '[' or ']'. Messages never quote the text.
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_UrlTokenizer_INCLUDED
