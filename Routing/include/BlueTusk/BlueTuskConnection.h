@@ -1,0 +1,122 @@
+//
+// BlueTuskConnection.h
+//
+// Library: BlueTusk/Routing
+//
+// A session chosen by the router: an unpooled connection, or a lease from a BlueTuskDataSource.
+//
+
+#ifndef BlueTusk_BlueTuskConnection_INCLUDED
+#define BlueTusk_BlueTuskConnection_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/QueryResult.h"
+#include "BlueTusk/Session.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+class Connector;
+class BlueTuskDataSource;
+
+namespace Detail {
+struct ConnectionState;
+class Router;
+}
+
+
+class BlueTusk_Routing_API BlueTuskConnection
+	/// One session to the server the router chose (DESIGN.md section 4).
+	///
+	/// BlueTuskConnection::open(connectionString) is unpooled: it walks the host list with the connection
+	/// string's Host Order and Target Session Attributes, and close() (or the destructor) closes the
+	/// physical session. BlueTuskDataSource::open() returns a lease: close() (or the destructor) hands the
+	/// session back to the EndpointPool that owns it (a broken session is discarded there).
+	///
+	/// Move-only. A moved-from or closed connection is not open: isOpen() is false and the accessors
+	/// throw Poco::InvalidAccessException. Not thread-safe: one thread at a time (like Session).
+	///
+	/// Example:
+	///     auto conn = BlueTuskConnection::open("Host=db-a,db-b;Username=app;Target Session Attributes=primary");
+	///     conn.executeSimple("INSERT INTO t VALUES (1)");
+	///     std::cout << conn.connectedEndpoint().toString() << " " << toString(conn.role());
+{
+public:
+	static BlueTuskConnection open(const std::string& connectionString);
+		/// Opens an unpooled connection through Connector::defaultConnector().
+		/// Throws BlueTuskConnectionStringException (bad string), BlueTuskPluginException (unknown Host
+		/// Order), BlueTuskAuthenticationException (a server rejected the credentials: later hosts are not
+		/// tried), BlueTuskNoAcceptableHostException (every endpoint failed or was rejected: the message
+		/// lists each endpoint in attempt order with its outcome).
+
+	static BlueTuskConnection open(const std::string& connectionString, Connector& connector);
+		/// As above, through the given connector (its plugins, session factory and host states).
+
+	static BlueTuskConnection open(const ConnectionSettings& settings, Connector& connector);
+		/// As above, with settings already parsed.
+
+	BlueTuskConnection();
+		/// A connection that is not open.
+
+	BlueTuskConnection(BlueTuskConnection&& other) noexcept;
+	BlueTuskConnection& operator = (BlueTuskConnection&& other) noexcept;
+		/// Closes (or returns) the session this connection held, then takes over other's.
+
+	~BlueTuskConnection();
+		/// close().
+
+	bool isOpen() const;
+		/// True until close(), or until moved from.
+
+	bool isPooled() const;
+		/// True for a lease from a BlueTuskDataSource.
+
+	const BlueTuskHostEndpoint& connectedEndpoint() const;
+		/// The endpoint chosen: the host exactly as written in the connection string, and its port.
+
+	ServerRole role() const;
+		/// The server's role. Known after any targeted open; for target any it is determined on first call
+		/// (from the ParameterStatus values the server sent, else one round trip).
+
+	Session& session();
+		/// The physical session (for anything the convenience functions do not cover).
+
+	std::vector<QueryResult> executeSimple(const std::string& sql);
+		/// session().executeSimple(sql): the simple query protocol, one result per statement.
+
+	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters = {});
+		/// session().execute(sql, parameters): the extended query protocol, text parameters $1, $2...
+
+	void close();
+		/// Unpooled: closes the physical session. Lease: returns it to its owning EndpointPool (reset
+		/// there; discarded when broken). Never throws; safe to call twice.
+
+	const HostAttemptList& attemptLog() const;
+		/// The endpoints tried by the open that produced this connection, in attempt order, with outcomes
+		/// (a lease served from an idle session has one entry with reused == true). Kept after close().
+
+	const ConnectionSettings& settings() const;
+		/// The settings this connection was opened with (Password kept but never printed).
+
+private:
+	explicit BlueTuskConnection(std::unique_ptr<Detail::ConnectionState> state);
+	BlueTuskConnection(const BlueTuskConnection&) = delete;
+	BlueTuskConnection& operator = (const BlueTuskConnection&) = delete;
+
+	void checkOpen() const;
+
+	std::unique_ptr<Detail::ConnectionState> _state;
+
+	friend class Detail::Router;
+	friend class BlueTuskDataSource;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_BlueTuskConnection_INCLUDED

@@ -1,0 +1,111 @@
+//
+// BlueTuskDataSource.h
+//
+// Library: BlueTusk/Routing
+//
+// The pooled entry point: one EndpointPool per distinct endpoint, checkouts per target (DESIGN.md section 5).
+//
+
+#ifndef BlueTusk_BlueTuskDataSource_INCLUDED
+#define BlueTusk_BlueTuskDataSource_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include <map>
+#include <memory>
+#include <string>
+
+namespace BlueTusk {
+
+class Connector;
+
+
+class BlueTusk_Routing_API BlueTuskDataSource
+	/// What an application holds for its whole life: one EndpointPool per distinct endpoint of the host
+	/// list (pool sizes apply per endpoint), shared by checkouts of every target.
+	///
+	/// A checkout (open(target)) takes, in host order, what is available now from an acceptable endpoint:
+	/// an idle session before a new one, an endpoint whose learned role the target accepts before one it
+	/// only falls back to. A pooled session handed to a targeted checkout (target not any) has its role
+	/// refreshed with a probe round trip first; a session whose server changed role goes back to idle and
+	/// the endpoint's learned role is updated. Only when no acceptable endpoint has capacity does the
+	/// checkout wait, first come first served, on all of them with one deadline (Checkout Timeout), then it
+	/// throws BlueTuskPoolTimeoutException with the per-endpoint counts. With Host Order=parallel, new
+	/// sessions are raced and the losers join their pools as idle.
+	///
+	/// The returned BlueTuskConnection is a lease: its close() or destructor returns the session to the pool
+	/// that owns it. Leases keep the pools alive, so a lease may outlive the data source object.
+	///
+	/// With Pooling=false the data source keeps nothing idle (every returned session is closed) but still
+	/// enforces Maximum Pool Size.
+	///
+	/// Thread-safety: every member function is thread-safe; leases are used by one thread at a time.
+	/// Logging: Poco::Logger "BlueTusk.Routing".
+{
+public:
+	using Ptr = std::shared_ptr<BlueTuskDataSource>;
+
+	static Ptr create(const std::string& connectionString);
+		/// A data source over Connector::defaultConnector(). Loads the Eviction Policy named in the string.
+		/// Throws BlueTuskConnectionStringException or BlueTuskPluginException (unknown Host Order or
+		/// Eviction Policy: the message lists the available names). Starts background pruning and warms
+		/// the pools up to Minimum Pool Size in the background.
+
+	static Ptr create(const std::string& connectionString, Connector& connector);
+		/// As above, through connector (its plugins, session factory and host states).
+
+	static Ptr create(const ConnectionSettings& settings, Connector& connector);
+		/// As above, with settings already parsed.
+
+	~BlueTuskDataSource();
+		/// Stops pruning; idle sessions are closed when the last lease has come back.
+
+	BlueTuskConnection open();
+		/// A checkout for the connection string's Target Session Attributes.
+
+	BlueTuskConnection open(TargetSessionAttributes target);
+		/// A checkout for target. Throws BlueTuskPoolTimeoutException (no capacity before Checkout
+		/// Timeout), BlueTuskAuthenticationException, BlueTuskNoAcceptableHostException (no endpoint can
+		/// give an acceptable session, after Failover Timeout).
+
+	PoolStatistics getPoolStatistics() const;
+		/// The counters summed over every endpoint pool (a consistent snapshot).
+
+	std::map<BlueTuskHostEndpoint, PoolStatistics> getHostPoolStatistics() const;
+		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot).
+
+	void drain(const BlueTuskHostEndpoint& endpoint);
+		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when
+		/// they return. Checkouts go to the other acceptable endpoints.
+
+	void resume(const BlueTuskHostEndpoint& endpoint);
+		/// Ends draining of endpoint.
+
+	void drain();
+		/// Drains every pool (shutdown).
+
+	void warmUp();
+		/// Opens, synchronously, the Minimum Pool Size of every endpoint (failures are logged, not thrown).
+
+	const ConnectionSettings& settings() const;
+		/// The parsed settings.
+
+	Connector& connector() const;
+		/// The connector this data source resolves policies and learns host states through.
+
+private:
+	BlueTuskDataSource(const ConnectionSettings& settings, const Connector& connector);
+	BlueTuskDataSource(const BlueTuskDataSource&) = delete;
+	BlueTuskDataSource& operator = (const BlueTuskDataSource&) = delete;
+
+	struct Impl;
+	std::shared_ptr<Impl> _impl;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_BlueTuskDataSource_INCLUDED

@@ -1,0 +1,126 @@
+//
+// Connector.h
+//
+// Library: BlueTusk/Routing
+//
+// The core connector: the policy registries (one per family), the plugin loading, the session factory and
+// the learned host states shared by every open that goes through it (DESIGN.md sections 4 and 6).
+//
+
+#ifndef BlueTusk_Connector_INCLUDED
+#define BlueTusk_Connector_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/HostStateRegistry.h"
+#include "BlueTusk/Session.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "BlueTusk/TargetSessionPolicy.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+enum class PolicyFamily
+	/// The three policy families of DESIGN.md section 6.
+{
+	HostOrder,      /// HostOrderPolicy (Routing): library BlueTuskHostOrderPlugin
+	TargetSession,  /// TargetSessionPolicy (Routing): library BlueTuskTargetSessionPlugin
+	Eviction        /// EvictionPolicy (Pooling): library BlueTuskEvictionPlugin
+};
+
+BlueTusk_Routing_API std::string toString(PolicyFamily family);
+	/// "host order", "target session", "eviction".
+
+
+class BlueTusk_Routing_API Connector
+	/// Owns one plugin registry per policy family, the SessionFactory that opens physical sessions, and the
+	/// learned host states (HostStateRegistry) shared by every BlueTuskConnection::open() and every
+	/// BlueTuskDataSource created through it.
+	///
+	/// Plugins. On first use of a registry the three standard plugin libraries (BlueTuskHostOrderPlugin,
+	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin) are looked up along the plugin search path:
+	/// the directories or files of the connection string's "Plugin Path", then the BLUETUSK_PLUGIN_PATH
+	/// environment variable, then the install directory (lib/bluetusk/plugins), then the build tree.
+	/// A library that is not found leaves its family without the standard names (lookups then fail with a
+	/// BlueTuskPluginException saying where it looked). loadPlugin() adds a site library; its manifest
+	/// decides which family it extends.
+	///
+	/// A Connector is a handle: copies share the same registries, factory and host states; the shared
+	/// state lives as long as any copy, data source, connection or policy object obtained from it.
+	/// Policy objects are created once per name and shared (policies are thread-safe by contract).
+	///
+	/// Thread-safety: every member function is thread-safe.
+{
+public:
+	Connector();
+		/// A connector with the standard search path and the real session factory (ProtocolSessionFactory).
+
+	explicit Connector(SessionFactory::Ptr factory);
+		/// A connector whose physical sessions come from factory (tests use a fake).
+
+	Connector(const Connector& other);
+	Connector& operator = (const Connector& other);
+	~Connector();
+
+	static Connector& defaultConnector();
+		/// The process-wide connector used by BlueTuskConnection::open(connectionString) and
+		/// BlueTuskDataSource::create(connectionString). Created on first use. Thread-safe.
+
+	void loadStandardPlugins(const std::vector<std::string>& pluginPath = {});
+		/// Loads the standard libraries not yet loaded, searching pluginPath first (the "Plugin Path"
+		/// setting: directories, or library files), then BLUETUSK_PLUGIN_PATH, the install directory and
+		/// the build tree. Called automatically on first use with an empty pluginPath. Never throws for a
+		/// library that is not found (the lookup of a name reports it); throws BlueTuskPluginException when
+		/// a library is found but cannot be loaded.
+
+	void loadPlugin(const std::string& path);
+		/// Loads a site plugin library (a file path, or a base name found along the search path) into every
+		/// family whose manifest it carries. Loading the same library twice is harmless.
+		/// Throws BlueTuskPluginException when it cannot be loaded or carries no BlueTusk manifest.
+
+	HostOrderPolicy::Ptr hostOrderPolicy(const std::string& name);
+		/// The host-order policy called name ("sequential", "random", "parallel", or a plugin's).
+		/// Throws BlueTuskPluginException listing the available names when no loaded plugin provides it.
+
+	TargetSessionPolicy::Ptr targetSessionPolicy(TargetSessionAttributes target);
+		/// The policy for a target ("prefer-standby" etc.). Throws BlueTuskPluginException like above.
+
+	TargetSessionPolicy::Ptr targetSessionPolicy(const std::string& name);
+		/// The target-session policy called name (a standard target or a plugin's).
+
+	EvictionPolicy::Ptr evictionPolicy(const std::string& name);
+		/// The eviction policy called name ("standard", or a plugin's).
+
+	HostOrderPolicy::Ptr createHostOrderPolicy(const std::string& name);
+		/// A new, unshared instance (for HostOrderPolicy::configure() with per-data-source properties).
+
+	std::vector<std::string> policyNames(PolicyFamily family);
+		/// The names the loaded plugins of family provide, sorted.
+
+	std::vector<std::string> searchPath(const std::vector<std::string>& pluginPath = {}) const;
+		/// The plugin search path that loadStandardPlugins(pluginPath) uses, in order.
+
+	void setSessionFactory(SessionFactory::Ptr factory);
+		/// Replaces the factory used for connections and data sources created afterwards.
+
+	SessionFactory::Ptr sessionFactory() const;
+		/// The factory physical sessions are opened with.
+
+	HostStateRegistry& hostStates() const;
+		/// The learned host states (down / role with a timestamp) shared by all opens through this
+		/// connector and its data sources.
+
+private:
+	struct Impl;
+	std::shared_ptr<Impl> _impl;
+
+	friend class BlueTuskDataSource;
+	friend class BlueTuskConnection;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_Connector_INCLUDED

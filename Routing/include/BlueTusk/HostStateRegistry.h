@@ -1,0 +1,77 @@
+//
+// HostStateRegistry.h
+//
+// Library: BlueTusk/Routing
+//
+// What the router has learned about endpoints: down since when, which role (DESIGN.md section 4, step 2).
+//
+
+#ifndef BlueTusk_HostStateRegistry_INCLUDED
+#define BlueTusk_HostStateRegistry_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Timespan.h"
+#include "Poco/Timestamp.h"
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+class BlueTusk_Routing_API HostStateRegistry
+	/// The learned state of each endpoint: UP (with the role found, Unknown when the target did not need
+	/// one) or DOWN (with the reason), and when it was learned. A state is trusted for Host Recheck Seconds
+	/// (the caller's ConnectionSettings::hostRecheck); an older one counts as UNKNOWN. The router puts
+	/// endpoints whose fresh state is DOWN or whose fresh role the target rejects after the others.
+	///
+	/// One registry belongs to each Connector and is shared by every open and data source using it, so a
+	/// second open learns from the first. Thread-safe.
+{
+public:
+	struct Entry
+	{
+		HostCandidate::State state = HostCandidate::UNKNOWN;
+		ServerRole role = ServerRole::Unknown;  /// the role last seen (kept across a DOWN)
+		Poco::Timestamp learnedAt;              /// when state was last set
+		Poco::Timestamp roleLearnedAt;          /// when role was last set
+		std::string reason;                     /// why DOWN ("refused"), else ""
+	};
+
+	HostStateRegistry();
+	~HostStateRegistry();
+
+	void markDown(const BlueTuskHostEndpoint& endpoint, const std::string& reason);
+		/// Records that endpoint failed now (network, timeout, early close, availability SQLSTATE).
+
+	void markUp(const BlueTuskHostEndpoint& endpoint, ServerRole role);
+		/// Records that a session to endpoint was opened now; role Unknown keeps the previous role.
+
+	void setRole(const BlueTuskHostEndpoint& endpoint, ServerRole role);
+		/// Records the role of endpoint seen now (e.g. after refreshing a pooled session), marking it UP.
+
+	Entry entry(const BlueTuskHostEndpoint& endpoint) const;
+		/// The raw entry (UNKNOWN, role Unknown when nothing was learned).
+
+	HostCandidate candidate(const BlueTuskHostEndpoint& endpoint, std::size_t position, Poco::Timespan recheck) const;
+		/// A HostCandidate with state and role filled in when learned less than recheck ago.
+
+	void forget(const std::vector<BlueTuskHostEndpoint>& endpoints);
+		/// Drops what was learned about endpoints (the Failover Timeout loop does this before each pass).
+
+	void forgetAll();
+
+private:
+	HostStateRegistry(const HostStateRegistry&) = delete;
+	HostStateRegistry& operator = (const HostStateRegistry&) = delete;
+
+	mutable std::mutex _mutex;
+	std::map<BlueTuskHostEndpoint, Entry> _entries;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_HostStateRegistry_INCLUDED

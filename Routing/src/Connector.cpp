@@ -1,0 +1,397 @@
+//
+// Connector.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "BlueTusk/Connector.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ProtocolSessionFactory.h"
+#include "PolicyRegistry.h"
+#include "Poco/DirectoryIterator.h"
+#include "Poco/Environment.h"
+#include "Poco/File.h"
+#include "Poco/Logger.h"
+#include "Poco/Path.h"
+#include "Poco/SharedLibrary.h"
+#include "Poco/StringTokenizer.h"
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace BlueTusk {
+
+namespace {
+
+const char* const STANDARD_LIBRARIES[] = {"BlueTuskHostOrderPlugin", "BlueTuskTargetSessionPlugin", "BlueTuskEvictionPlugin"};
+
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator)
+{
+	std::string text;
+	for (const auto& item: items)
+	{
+		if (!text.empty()) text += separator;
+		text += item;
+	}
+	return text;
+}
+
+
+bool isFile(const std::string& path)
+{
+	try
+	{
+		Poco::File file(path);
+		return file.exists() && file.isFile();
+	}
+	catch (Poco::Exception&)
+	{
+		return false;
+	}
+}
+
+
+bool isDirectory(const std::string& path)
+{
+	try
+	{
+		Poco::File file(path);
+		return file.exists() && file.isDirectory();
+	}
+	catch (Poco::Exception&)
+	{
+		return false;
+	}
+}
+
+
+std::string findLibrary(const std::vector<std::string>& searchPath, const std::string& baseName)
+	/// The first "<dir>/lib<baseName>.so" (or "<dir>/<baseName>.so") along searchPath, or "".
+{
+	for (const auto& entry: searchPath)
+	{
+		if (isFile(entry))
+		{
+			std::string file = Poco::Path(entry).getBaseName();
+			if (file == baseName || file == "lib" + baseName) return entry;
+			continue;
+		}
+		for (const std::string& name: {"lib" + baseName + Poco::SharedLibrary::suffix(), baseName + Poco::SharedLibrary::suffix()})
+		{
+			Poco::Path candidate(Poco::Path::forDirectory(entry));
+			candidate.setFileName(name);
+			if (isFile(candidate.toString())) return candidate.toString();
+		}
+	}
+	return std::string();
+}
+
+} // namespace
+
+
+std::string toString(PolicyFamily family)
+{
+	switch (family)
+	{
+	case PolicyFamily::HostOrder:     return "host order";
+	case PolicyFamily::TargetSession: return "target session";
+	case PolicyFamily::Eviction:      break;
+	}
+	return "eviction";
+}
+
+
+struct Connector::Impl
+{
+	std::mutex mutex;
+	Detail::PolicyRegistry<HostOrderPolicy> hostOrders;
+	Detail::PolicyRegistry<TargetSessionPolicy> targets;
+	Detail::PolicyRegistry<EvictionPolicy> evictions;
+	bool standardTried = false;
+	std::set<std::string> loadedStandard;           // base names of standard libraries loaded
+	std::map<std::string, std::string> loadFailures; // base name -> why it could not be loaded
+	std::vector<std::string> lastSearchPath;
+	std::set<std::string> loadedPaths;
+	// Cached instances: declared after the registries so they are destroyed before the libraries unload.
+	std::map<std::string, HostOrderPolicy::Ptr> hostOrderCache;
+	std::map<std::string, TargetSessionPolicy::Ptr> targetCache;
+	std::map<std::string, EvictionPolicy::Ptr> evictionCache;
+	SessionFactory::Ptr factory;
+	HostStateRegistry hostStates;
+
+	std::vector<std::string> searchPath(const std::vector<std::string>& pluginPath) const
+	{
+		std::vector<std::string> path(pluginPath.begin(), pluginPath.end());
+		std::string env = Poco::Environment::get("BLUETUSK_PLUGIN_PATH", "");
+		Poco::StringTokenizer tokens(env, ":", Poco::StringTokenizer::TOK_IGNORE_EMPTY | Poco::StringTokenizer::TOK_TRIM);
+		for (const auto& token: tokens) path.push_back(token);
+		path.push_back(BLUETUSK_PLUGIN_INSTALL_DIR);
+		path.push_back(BLUETUSK_PLUGIN_BUILD_DIR);
+		return path;
+	}
+
+	bool loadInto(const std::string& path, std::string& why)
+		/// Loads path into every registry whose manifest it carries. Returns true if any accepted it.
+	{
+		bool any = false;
+		std::vector<std::string> reasons;
+		auto attempt = [&](auto& registry)
+		{
+			try
+			{
+				registry.loadLibrary(path);
+				any = true;
+			}
+			catch (Poco::Exception& exc)
+			{
+				reasons.push_back(exc.message());
+			}
+		};
+		attempt(hostOrders);
+		attempt(targets);
+		attempt(evictions);
+		if (any) loadedPaths.insert(path);
+		else why = reasons.empty() ? std::string("no manifest") : reasons.front();
+		return any;
+	}
+
+	void loadStandard(const std::vector<std::string>& pluginPath)
+	{
+		std::lock_guard<std::mutex> lock(mutex);
+		if (standardTried && pluginPath.empty()) return;
+		standardTried = true;
+		std::vector<std::string> path = searchPath(pluginPath);
+		lastSearchPath = path;
+		for (const char* base: STANDARD_LIBRARIES)
+		{
+			if (loadedStandard.count(base)) continue;
+			std::string file = findLibrary(path, base);
+			if (file.empty())
+			{
+				loadFailures[base] = "lib" + std::string(base) + Poco::SharedLibrary::suffix() + " not found";
+				continue;
+			}
+			std::string why;
+			if (loadInto(file, why))
+			{
+				loadedStandard.insert(base);
+				loadFailures.erase(base);
+				Poco::Logger::get("BlueTusk.Routing").debug("loaded plugin library %s", file);
+			}
+			else
+			{
+				loadFailures[base] = file + ": " + why;
+				Poco::Logger::get("BlueTusk.Routing").warning("cannot load plugin library %s: %s", file, why);
+			}
+		}
+		// Plugin Path entries beyond the standard libraries: files are site plugins; in directories, every
+		// library carrying a BlueTusk manifest is loaded.
+		for (const auto& entry: pluginPath)
+		{
+			if (isFile(entry))
+			{
+				std::string why;
+				if (!loadedPaths.count(entry) && !loadInto(entry, why))
+					throw BlueTuskPluginException("cannot load plugin library " + entry + ": " + why);
+			}
+			else if (isDirectory(entry))
+			{
+				for (Poco::DirectoryIterator it(entry), end; it != end; ++it)
+				{
+					if (!it->isFile() || Poco::Path(it->path()).getExtension() != Poco::SharedLibrary::suffix().substr(1)) continue;
+					std::string why;
+					if (!loadedPaths.count(it->path())) loadInto(it->path(), why);
+				}
+			}
+		}
+	}
+
+	std::string notFoundMessage(PolicyFamily family, const std::string& name, const std::vector<std::string>& available, const char* library)
+	{
+		std::lock_guard<std::mutex> lock(mutex);
+		std::string text = "no " + toString(family) + " policy named \"" + name + "\"; available: " +
+			(available.empty() ? std::string("(none)") : joined(available, ", "));
+		auto failure = loadFailures.find(library);
+		if (failure != loadFailures.end())
+		{
+			text += " (standard plugin library " + failure->second + "; searched " + joined(lastSearchPath, ":") + ")";
+		}
+		return text;
+	}
+
+	template <class Base>
+	std::shared_ptr<Base> lookup(Detail::PolicyRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
+		PolicyFamily family, const std::string& name, const char* library, bool fresh)
+	{
+		loadStandard({});
+		if (!fresh)
+		{
+			std::lock_guard<std::mutex> lock(mutex);
+			auto it = cache.find(name);
+			if (it != cache.end()) return it->second;
+		}
+		if (!registry.has(name))
+		{
+			throw BlueTuskPluginException(notFoundMessage(family, name, registry.names(), library));
+		}
+		std::shared_ptr<Base> policy = registry.create(name);
+		if (!fresh)
+		{
+			std::lock_guard<std::mutex> lock(mutex);
+			auto inserted = cache.emplace(name, policy);
+			policy = inserted.first->second;
+		}
+		return policy;
+	}
+};
+
+
+namespace {
+
+template <class Base>
+std::shared_ptr<Base> keepingAlive(const std::shared_ptr<void>& impl, std::shared_ptr<Base> policy)
+	/// A pointer to policy that also keeps the connector state (and so the plugin library) alive; the
+	/// policy is released before the state.
+{
+	auto holder = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<Base>>>(impl, policy);
+	return std::shared_ptr<Base>(holder, policy.get());
+}
+
+} // namespace
+
+
+Connector::Connector():
+	_impl(std::make_shared<Impl>())
+{
+}
+
+
+Connector::Connector(SessionFactory::Ptr factory):
+	_impl(std::make_shared<Impl>())
+{
+	_impl->factory = std::move(factory);
+}
+
+
+Connector::Connector(const Connector& other):
+	_impl(other._impl)
+{
+}
+
+
+Connector& Connector::operator = (const Connector& other)
+{
+	_impl = other._impl;
+	return *this;
+}
+
+
+Connector::~Connector()
+{
+}
+
+
+Connector& Connector::defaultConnector()
+{
+	static Connector connector;
+	return connector;
+}
+
+
+void Connector::loadStandardPlugins(const std::vector<std::string>& pluginPath)
+{
+	_impl->loadStandard(pluginPath);
+}
+
+
+void Connector::loadPlugin(const std::string& path)
+{
+	_impl->loadStandard({});
+	std::string file = path;
+	if (!isFile(file))
+	{
+		file = findLibrary(_impl->searchPath({}), path);
+		if (file.empty()) throw BlueTuskPluginException("plugin library " + path + " not found (searched " + joined(_impl->searchPath({}), ":") + ")");
+	}
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	if (_impl->loadedPaths.count(file)) return;
+	std::string why;
+	if (!_impl->loadInto(file, why))
+	{
+		throw BlueTuskPluginException("cannot load plugin library " + file + ": " + why);
+	}
+	Poco::Logger::get("BlueTusk.Routing").information("loaded plugin library %s", file);
+}
+
+
+HostOrderPolicy::Ptr Connector::hostOrderPolicy(const std::string& name)
+{
+	return keepingAlive(_impl, _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], false));
+}
+
+
+HostOrderPolicy::Ptr Connector::createHostOrderPolicy(const std::string& name)
+{
+	return keepingAlive(_impl, _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], true));
+}
+
+
+TargetSessionPolicy::Ptr Connector::targetSessionPolicy(TargetSessionAttributes target)
+{
+	return targetSessionPolicy(toString(target));
+}
+
+
+TargetSessionPolicy::Ptr Connector::targetSessionPolicy(const std::string& name)
+{
+	return keepingAlive(_impl, _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, STANDARD_LIBRARIES[1], false));
+}
+
+
+EvictionPolicy::Ptr Connector::evictionPolicy(const std::string& name)
+{
+	return keepingAlive(_impl, _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, STANDARD_LIBRARIES[2], false));
+}
+
+
+std::vector<std::string> Connector::policyNames(PolicyFamily family)
+{
+	_impl->loadStandard({});
+	switch (family)
+	{
+	case PolicyFamily::HostOrder:     return _impl->hostOrders.names();
+	case PolicyFamily::TargetSession: return _impl->targets.names();
+	case PolicyFamily::Eviction:      break;
+	}
+	return _impl->evictions.names();
+}
+
+
+std::vector<std::string> Connector::searchPath(const std::vector<std::string>& pluginPath) const
+{
+	return _impl->searchPath(pluginPath);
+}
+
+
+void Connector::setSessionFactory(SessionFactory::Ptr factory)
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	_impl->factory = std::move(factory);
+}
+
+
+SessionFactory::Ptr Connector::sessionFactory() const
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	if (!_impl->factory) _impl->factory = std::make_shared<ProtocolSessionFactory>();
+	return _impl->factory;
+}
+
+
+HostStateRegistry& Connector::hostStates() const
+{
+	return _impl->hostStates;
+}
+
+} // namespace BlueTusk

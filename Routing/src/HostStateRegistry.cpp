@@ -1,0 +1,91 @@
+//
+// HostStateRegistry.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "BlueTusk/HostStateRegistry.h"
+
+namespace BlueTusk {
+
+HostStateRegistry::HostStateRegistry()
+{
+}
+
+
+HostStateRegistry::~HostStateRegistry()
+{
+}
+
+
+void HostStateRegistry::markDown(const BlueTuskHostEndpoint& endpoint, const std::string& reason)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	Entry& entry = _entries[endpoint];
+	entry.state = HostCandidate::DOWN;
+	entry.learnedAt.update();
+	entry.reason = reason;
+}
+
+
+void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole role)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	Entry& entry = _entries[endpoint];
+	entry.state = HostCandidate::UP;
+	entry.learnedAt.update();
+	entry.reason.clear();
+	if (role != ServerRole::Unknown)
+	{
+		entry.role = role;
+		entry.roleLearnedAt = entry.learnedAt;
+	}
+}
+
+
+void HostStateRegistry::setRole(const BlueTuskHostEndpoint& endpoint, ServerRole role)
+{
+	markUp(endpoint, role);
+}
+
+
+HostStateRegistry::Entry HostStateRegistry::entry(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _entries.find(endpoint);
+	return it == _entries.end() ? Entry() : it->second;
+}
+
+
+HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint, std::size_t position, Poco::Timespan recheck) const
+{
+	HostCandidate candidate;
+	candidate.endpoint = endpoint;
+	candidate.position = position;
+	Entry learned = entry(endpoint);
+	if (learned.state != HostCandidate::UNKNOWN && !learned.learnedAt.isElapsed(recheck.totalMicroseconds()))
+	{
+		candidate.state = learned.state;
+	}
+	if (learned.role != ServerRole::Unknown && !learned.roleLearnedAt.isElapsed(recheck.totalMicroseconds()))
+	{
+		candidate.role = learned.role;
+	}
+	return candidate;
+}
+
+
+void HostStateRegistry::forget(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	for (const auto& endpoint: endpoints) _entries.erase(endpoint);
+}
+
+
+void HostStateRegistry::forgetAll()
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	_entries.clear();
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,672 @@
+//
+// Router.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "Router.h"
+#include "AttemptFailure.h"
+#include "CancellableSessionFactory.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/Clock.h"
+#include "Poco/Logger.h"
+#include "Poco/Thread.h"
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+enum class Expect
+{
+	Accept,   /// the learned role is accepted (or every role is: target any)
+	Unknown,  /// nothing learned (or too old): may be accepted
+	Fallback, /// the learned role is a fallback for the target
+	Reject    /// the learned role is rejected
+};
+
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
+	return instance;
+}
+
+
+double millisecondsSince(const Poco::Clock& start)
+{
+	return static_cast<double>(start.elapsed()) / 1000.0;
+}
+
+
+std::string formatMs(double ms)
+{
+	return std::to_string(static_cast<long>(ms + 0.5));
+}
+
+} // namespace
+
+
+struct Router::Slot
+	/// One planned endpoint in one pass.
+{
+	std::size_t position = 0;      /// index in the host list as written
+	BlueTuskHostEndpoint endpoint;
+	EndpointPool* pool = nullptr;
+	Expect expect = Expect::Unknown;
+	bool down = false;
+	int tier = 0;
+	bool rejectedNow = false;      /// an idle session showed in this pass that the target rejects it
+};
+
+
+struct Router::PassState
+{
+	HostAttemptList& log;
+	PoolEntryPtr winner;
+	PoolEntryPtr retained;         /// the first healthy fallback
+	std::vector<EndpointPool*> saturated;      /// acceptable endpoints without capacity now (tiers 0-1)
+	std::vector<EndpointPool*> saturatedLate;  /// the same for tier 2
+	std::unique_ptr<Poco::Exception> authFailure;
+	std::string authEndpoint;
+
+	explicit PassState(HostAttemptList& l): log(l)
+	{
+	}
+
+	~PassState()
+	{
+		releaseAll();
+	}
+
+	void releaseAll() noexcept
+	{
+		for (PoolEntryPtr* entry: {&winner, &retained})
+		{
+			if (*entry)
+			{
+				EndpointPool* pool = (*entry)->pool;
+				pool->release(std::move(*entry));
+			}
+		}
+	}
+
+	void addSaturated(EndpointPool* pool, int tier)
+	{
+		std::vector<EndpointPool*>& list = tier < 2 ? saturated : saturatedLate;
+		if (std::find(list.begin(), list.end(), pool) == list.end()) list.push_back(pool);
+	}
+};
+
+
+Router::Router(const Request& request):
+	_request(request),
+	_settings(*request.settings)
+{
+}
+
+
+Router::~Router()
+{
+}
+
+
+std::string Router::roleText(ServerRole role) const
+{
+	return toString(role);
+}
+
+
+PoolEntryPtr Router::route(HostAttemptList& log)
+{
+	Poco::Clock start;
+	Poco::Timestamp checkoutDeadline;
+	checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
+	Poco::Timespan backoff(0, 100000);
+	const Poco::Timespan maxBackoff(1, 0);
+	int passes = 0;
+	bool usePoolRoles = true;
+	for (;;)
+	{
+		++passes;
+		std::size_t passStart = log.size();
+		PoolEntryPtr result = pass(log, checkoutDeadline, usePoolRoles);
+		if (result) return result;
+
+		Poco::Timespan elapsed(start.elapsed());
+		Poco::Timespan remaining = _settings.failoverTimeout - elapsed;
+		if (_settings.failoverTimeout.totalMicroseconds() > 0 && remaining.totalMicroseconds() > 0)
+		{
+			Poco::Timespan wait = std::min(backoff, remaining);
+			logger().information("no acceptable host for target %s after pass %d; retrying in %s ms (Failover Timeout)",
+				_request.target->name(), passes, formatMs(wait.totalMicroseconds() / 1000.0));
+			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, wait.totalMilliseconds())));
+			backoff = std::min(backoff + backoff, maxBackoff);
+			_request.hostStates->forget(_settings.endpoints);
+			usePoolRoles = false;
+			continue;
+		}
+		throwNoAcceptable(log, passStart, passes, millisecondsSince(start));
+	}
+}
+
+
+PoolEntryPtr Router::pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline, bool usePoolRoles)
+{
+	const TargetSessionPolicy& target = *_request.target;
+	const bool needsRole = target.needsRole();
+	PassState state(log);
+
+	for (;;)
+	{
+		// Step 1: the policy's plan over the endpoints and what is known of them.
+		std::vector<HostCandidate> candidates;
+		candidates.reserve(_settings.endpoints.size());
+		for (std::size_t i = 0; i < _settings.endpoints.size(); ++i)
+		{
+			HostCandidate candidate = _request.hostStates->candidate(_settings.endpoints[i], i, _settings.hostRecheck);
+			if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
+			{
+				candidate.role = _request.pools->pool(_settings.endpoints[i]).lastKnownRole();
+			}
+			candidates.push_back(candidate);
+		}
+		HostOrderPlan plan = _request.hostOrder->plan(candidates);
+
+		// Step 2: tiers (stable): may accept, fallback only, known down or rejected.
+		std::vector<Slot> slots;
+		std::set<std::size_t> seen;
+		for (std::size_t index: plan.order)
+		{
+			if (index >= candidates.size() || !seen.insert(index).second) continue;
+			const HostCandidate& candidate = candidates[index];
+			Slot slot;
+			slot.position = index;
+			slot.endpoint = candidate.endpoint;
+			slot.pool = &_request.pools->pool(candidate.endpoint);
+			slot.down = candidate.state == HostCandidate::DOWN;
+			if (!needsRole) slot.expect = Expect::Accept;
+			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
+			else
+			{
+				switch (target.classify(candidate.role))
+				{
+				case RoleVerdict::Accept:   slot.expect = Expect::Accept; break;
+				case RoleVerdict::Fallback: slot.expect = Expect::Fallback; break;
+				case RoleVerdict::Reject:   slot.expect = Expect::Reject; break;
+				}
+			}
+			slot.tier = (slot.down || slot.expect == Expect::Reject) ? 2 : (slot.expect == Expect::Fallback ? 1 : 0);
+			slots.push_back(slot);
+		}
+		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
+		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
+
+		state.saturated.clear();
+		state.saturatedLate.clear();
+
+		// Steps 3-4, tier by tier: idle sessions first (pooled), then new ones.
+		for (int tier = 0; tier <= 2 && !state.winner; ++tier)
+		{
+			if (tier > 0 && state.retained) break;
+			if (tier == 2 && !state.saturated.empty()) break; // wait for an acceptable endpoint instead
+			std::vector<Slot*> tierSlots;
+			for (Slot& slot: slots)
+			{
+				if (slot.tier == tier) tierSlots.push_back(&slot);
+			}
+			if (tierSlots.empty()) continue;
+			if (_request.pooled) takeIdle(tierSlots, state);
+			checkAuthentication(state);
+			if (state.winner) break;
+			openNew(tierSlots, state, concurrency);
+			checkAuthentication(state);
+		}
+
+		if (state.winner)
+		{
+			if (state.retained)
+			{
+				EndpointPool* pool = state.retained->pool;
+				pool->release(std::move(state.retained));
+			}
+			return std::move(state.winner);
+		}
+		if (state.retained) return std::move(state.retained);
+
+		// Section 5, step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
+		std::vector<EndpointPool*> waitOn = !state.saturated.empty() ? state.saturated : state.saturatedLate;
+		if (!_request.pooled || waitOn.empty()) return PoolEntryPtr();
+
+		PoolGrant grant = _request.pools->waitForAny(waitOn, checkoutDeadline);
+		if (grant.empty()) continue;
+		Slot* granted = nullptr;
+		for (Slot& slot: slots)
+		{
+			if (slot.pool == grant.pool)
+			{
+				granted = &slot;
+				break;
+			}
+		}
+		if (!granted)
+		{
+			if (grant.entry) grant.pool->release(std::move(grant.entry));
+			else grant.pool->cancelReservation();
+			continue;
+		}
+		if (grant.entry)
+		{
+			bool poolDone = false;
+			useIdle(*granted, std::move(grant.entry), state, poolDone);
+		}
+		else
+		{
+			openOne(*granted, state);
+		}
+		checkAuthentication(state);
+		if (state.winner) return std::move(state.winner);
+		if (state.retained) return std::move(state.retained);
+		// Rejected or failed: look again (the deadline stays).
+	}
+}
+
+
+void Router::takeIdle(std::vector<Slot*>& slots, PassState& state)
+{
+	for (Slot* slot: slots)
+	{
+		if (state.winner) return;
+		if (slot->expect == Expect::Fallback && state.retained) continue;
+		bool poolDone = false;
+		while (!poolDone && !state.winner)
+		{
+			PoolEntryPtr entry = slot->pool->tryTakeIdle();
+			if (!entry) break;
+			useIdle(*slot, std::move(entry), state, poolDone);
+		}
+	}
+}
+
+
+void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poolDone)
+{
+	Poco::Clock start;
+	ServerRole role = ServerRole::Unknown;
+	if (_request.target->needsRole())
+	{
+		// Section 5, step 2: a pooled session's role is refreshed before a targeted checkout accepts it.
+		try
+		{
+			role = entry->session->probeRole(true);
+		}
+		catch (Poco::Exception& exc)
+		{
+			logger().debug("idle session to %s failed its role probe, discarded: %s", slot.endpoint.toString(), exc.displayText());
+			EndpointPool* pool = entry->pool;
+			pool->release(std::move(entry), true);
+			return; // try the pool's next idle session
+		}
+	}
+	else
+	{
+		role = entry->session->role();
+	}
+	HostAttempt attempt;
+	onSession(slot, std::move(entry), role, true, millisecondsSince(start), state, attempt);
+	state.log.push_back(attempt);
+	if (attempt.outcome == HostAttempt::REJECTED) slot.rejectedNow = true;
+	poolDone = true;
+}
+
+
+void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t concurrency)
+{
+	std::vector<Slot*> todo;
+	for (Slot* slot: slots)
+	{
+		if (slot->rejectedNow) continue;
+		if (slot->expect == Expect::Fallback && state.retained) continue;
+		todo.push_back(slot);
+	}
+	if (concurrency <= 1 || todo.size() <= 1)
+	{
+		for (Slot* slot: todo)
+		{
+			if (state.winner || state.authFailure) return;
+			if (slot->expect == Expect::Fallback && state.retained) continue;
+			if (!slot->pool->tryReserve())
+			{
+				if (slot->pool->isDraining())
+				{
+					HostAttempt attempt;
+					attempt.endpoint = slot->endpoint;
+					attempt.outcome = HostAttempt::FAILED;
+					attempt.detail = "draining";
+					state.log.push_back(attempt);
+				}
+				else state.addSaturated(slot->pool, slot->tier);
+				continue;
+			}
+			openOne(*slot, state);
+		}
+		return;
+	}
+	for (std::size_t begin = 0; begin < todo.size(); begin += concurrency)
+	{
+		if (state.winner || state.authFailure) return;
+		std::vector<Slot*> batch(todo.begin() + begin, todo.begin() + std::min(todo.size(), begin + concurrency));
+		race(batch, state);
+	}
+}
+
+
+void Router::openOne(Slot& slot, PassState& state)
+{
+	// The caller holds a reservation in slot.pool.
+	Poco::Clock start;
+	PoolEntryPtr entry;
+	ServerRole role = ServerRole::Unknown;
+	HostAttempt attempt;
+	try
+	{
+		entry = slot.pool->openReserved();
+		if (_request.target->needsRole()) role = entry->session->probeRole(false);
+	}
+	catch (Poco::Exception& exc)
+	{
+		if (entry) slot.pool->release(std::move(entry), true);
+		onFailure(slot, exc, millisecondsSince(start), false, state, attempt);
+		state.log.push_back(attempt);
+		return;
+	}
+	onSession(slot, std::move(entry), role, false, millisecondsSince(start), state, attempt);
+	state.log.push_back(attempt);
+}
+
+
+void Router::race(std::vector<Slot*>& slots, PassState& state)
+{
+	struct Attempt
+	{
+		Slot* slot = nullptr;
+		OpenCancellation cancellation;
+		PoolEntryPtr entry;
+		ServerRole role = ServerRole::Unknown;
+		std::unique_ptr<Poco::Exception> error;
+		double ms = 0;
+		HostAttempt record;
+		bool logged = false;
+	};
+
+	std::vector<std::unique_ptr<Attempt>> attempts;
+	for (Slot* slot: slots)
+	{
+		if (!slot->pool->tryReserve())
+		{
+			if (slot->pool->isDraining())
+			{
+				auto attempt = std::make_unique<Attempt>();
+				attempt->slot = slot;
+				attempt->record.endpoint = slot->endpoint;
+				attempt->record.outcome = HostAttempt::FAILED;
+				attempt->record.detail = "draining";
+				attempt->logged = true;
+				attempts.push_back(std::move(attempt));
+			}
+			else state.addSaturated(slot->pool, slot->tier);
+			continue;
+		}
+		auto attempt = std::make_unique<Attempt>();
+		attempt->slot = slot;
+		attempts.push_back(std::move(attempt));
+	}
+
+	std::mutex mutex;
+	std::condition_variable finished;
+	std::deque<std::size_t> done;
+	std::vector<std::thread> threads;
+	const bool needsRole = _request.target->needsRole();
+
+	auto cancelAll = [&attempts]()
+	{
+		for (auto& attempt: attempts) attempt->cancellation.cancel();
+	};
+
+	struct Joiner
+	{
+		std::vector<std::thread>& threads;
+		std::function<void()> cancel;
+		~Joiner()
+		{
+			if (std::any_of(threads.begin(), threads.end(), [](std::thread& t) { return t.joinable(); })) cancel();
+			for (auto& thread: threads)
+			{
+				if (thread.joinable()) thread.join();
+			}
+		}
+	} joiner{threads, cancelAll};
+
+	std::size_t started = 0;
+	for (std::size_t i = 0; i < attempts.size(); ++i)
+	{
+		Attempt* attempt = attempts[i].get();
+		if (attempt->logged) continue;
+		try
+		{
+			threads.emplace_back([attempt, i, needsRole, &mutex, &finished, &done]()
+			{
+				Poco::Clock start;
+				CancellationScope scope(attempt->cancellation);
+				try
+				{
+					attempt->entry = attempt->slot->pool->openReserved();
+					if (needsRole) attempt->role = attempt->entry->session->probeRole(false);
+				}
+				catch (Poco::Exception& exc)
+				{
+					attempt->error.reset(exc.clone());
+				}
+				catch (std::exception& exc)
+				{
+					attempt->error.reset(new BlueTuskException(exc.what()));
+				}
+				if (attempt->error && attempt->entry)
+				{
+					EndpointPool* pool = attempt->entry->pool;
+					pool->release(std::move(attempt->entry), true);
+				}
+				attempt->ms = millisecondsSince(start);
+				std::lock_guard<std::mutex> lock(mutex);
+				done.push_back(i);
+				finished.notify_all();
+			});
+			++started;
+		}
+		catch (std::system_error& exc)
+		{
+			attempt->slot->pool->cancelReservation();
+			attempt->record.endpoint = attempt->slot->endpoint;
+			attempt->record.outcome = HostAttempt::FAILED;
+			attempt->record.detail = std::string("could not start a thread: ") + exc.what();
+			attempt->logged = true;
+		}
+	}
+
+	for (std::size_t handled = 0; handled < started; ++handled)
+	{
+		std::size_t index;
+		{
+			std::unique_lock<std::mutex> lock(mutex);
+			finished.wait(lock, [&done] { return !done.empty(); });
+			index = done.front();
+			done.pop_front();
+		}
+		Attempt& attempt = *attempts[index];
+		attempt.logged = true;
+		if (attempt.error)
+		{
+			onFailure(*attempt.slot, *attempt.error, attempt.ms, attempt.cancellation.isCancelled(), state, attempt.record);
+			if (state.authFailure && !state.winner) cancelAll();
+		}
+		else
+		{
+			bool hadWinner = static_cast<bool>(state.winner);
+			onSession(*attempt.slot, std::move(attempt.entry), attempt.role, false, attempt.ms, state, attempt.record);
+			if (!hadWinner && state.winner) cancelAll();
+		}
+	}
+	for (auto& thread: threads) thread.join();
+
+	// The log lists the raced endpoints in plan order, not in order of completion.
+	for (auto& attempt: attempts)
+	{
+		if (attempt->logged) state.log.push_back(attempt->record);
+	}
+}
+
+
+void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt)
+{
+	const TargetSessionPolicy& target = *_request.target;
+	attempt.endpoint = slot.endpoint;
+	attempt.role = role;
+	attempt.reused = reused;
+	attempt.elapsedMs = ms;
+	_request.hostStates->markUp(slot.endpoint, role);
+	if (role != ServerRole::Unknown) slot.pool->setLastKnownRole(role);
+
+	RoleVerdict verdict = RoleVerdict::Accept;
+	if (target.needsRole())
+	{
+		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role);
+	}
+	EndpointPool* pool = entry->pool;
+	switch (verdict)
+	{
+	case RoleVerdict::Accept:
+		if (state.winner || state.authFailure)
+		{
+			attempt.outcome = HostAttempt::LOST_RACE;
+			attempt.detail = roleText(role) + ", lost the race";
+			pool->release(std::move(entry));
+		}
+		else
+		{
+			attempt.outcome = HostAttempt::ACCEPTED;
+			attempt.detail = role == ServerRole::Unknown ? std::string("connected") : roleText(role);
+			state.winner = std::move(entry);
+		}
+		break;
+	case RoleVerdict::Fallback:
+		if (state.winner || state.retained || state.authFailure)
+		{
+			attempt.outcome = state.winner ? HostAttempt::LOST_RACE : HostAttempt::FALLBACK_RELEASED;
+			attempt.detail = roleText(role) + ", fallback for target " + target.name() + " (not kept)";
+			pool->release(std::move(entry));
+		}
+		else
+		{
+			attempt.outcome = HostAttempt::FALLBACK_RETAINED;
+			attempt.detail = roleText(role) + ", fallback for target " + target.name();
+			state.retained = std::move(entry);
+		}
+		break;
+	case RoleVerdict::Reject:
+		attempt.outcome = HostAttempt::REJECTED;
+		attempt.detail = roleText(role) + ", target " + target.name();
+		pool->release(std::move(entry));
+		break;
+	}
+	logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+}
+
+
+void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool cancelled, PassState& state, HostAttempt& attempt)
+{
+	AttemptFailure failure = AttemptFailure::classify(exc, _settings, cancelled);
+	attempt.endpoint = slot.endpoint;
+	attempt.elapsedMs = ms;
+	attempt.detail = failure.detail;
+	attempt.nestedText = failure.fullText;
+	switch (failure.kind)
+	{
+	case AttemptFailure::AUTHENTICATION:
+		attempt.outcome = HostAttempt::AUTH_FAILED;
+		if (!state.authFailure)
+		{
+			state.authFailure.reset(exc.clone());
+			state.authEndpoint = slot.endpoint.toString();
+		}
+		break;
+	case AttemptFailure::UNAVAILABLE:
+		attempt.outcome = HostAttempt::FAILED;
+		_request.hostStates->markDown(slot.endpoint, failure.detail);
+		break;
+	case AttemptFailure::SERVER_ERROR:
+		attempt.outcome = HostAttempt::FAILED;
+		break;
+	case AttemptFailure::CANCELLED:
+		attempt.outcome = HostAttempt::LOST_RACE;
+		break;
+	}
+	logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+}
+
+
+void Router::checkAuthentication(PassState& state)
+{
+	if (!state.authFailure || state.winner) return;
+	state.releaseAll();
+	std::string message = "authentication failed at " + state.authEndpoint + " (later hosts not tried): " +
+		state.authFailure->message();
+	logger().warning("%s", message);
+	throw BlueTuskAuthenticationException(message, *state.authFailure);
+}
+
+
+void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t passStart, int passes, double elapsedMs) const
+{
+	std::string message = "no acceptable host for target " + _request.target->name() + " (Host Order=" +
+		_request.hostOrder->name() + ")";
+	if (passes > 1)
+	{
+		message += " after " + std::to_string(passes) + " passes in " + formatMs(elapsedMs) + " ms (Failover Timeout=" +
+			formatMs(_settings.failoverTimeout.totalMilliseconds()) + " ms)";
+	}
+	message += ": ";
+	if (passStart >= log.size())
+	{
+		message += "no endpoint could be attempted";
+	}
+	std::string list;
+	for (std::size_t i = passStart; i < log.size(); ++i)
+	{
+		if (!list.empty()) list += "; ";
+		list += log[i].toString();
+	}
+	message += list;
+	logger().information("%s", message);
+
+	// One nested exception per endpoint, in attempt order, each holding the full detail.
+	std::unique_ptr<BlueTuskException> nested;
+	for (std::size_t i = log.size(); i > passStart; --i)
+	{
+		const HostAttempt& attempt = log[i - 1];
+		std::string text = attempt.toString();
+		if (!attempt.nestedText.empty() && attempt.nestedText != attempt.detail) text += " [" + attempt.nestedText + "]";
+		if (nested) nested.reset(new BlueTuskException(text, *nested));
+		else nested.reset(new BlueTuskException(text));
+	}
+	if (nested) throw BlueTuskNoAcceptableHostException(message, *nested);
+	throw BlueTuskNoAcceptableHostException(message);
+}
+
+} } // namespace BlueTusk::Detail

@@ -1,0 +1,92 @@
+//
+// Router.h
+//
+// Library: BlueTusk/Routing
+//
+// The algorithm of one open (DESIGN.md section 4, steps 1-6) and of one pooled checkout (section 5), over
+// the EndpointPools of a PoolManager.
+//
+
+#ifndef BlueTusk_Detail_Router_INCLUDED
+#define BlueTusk_Detail_Router_INCLUDED
+
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/HostStateRegistry.h"
+#include "BlueTusk/PoolManager.h"
+#include "BlueTusk/TargetSessionPolicy.h"
+#include "Poco/Exception.h"
+#include "Poco/Timestamp.h"
+#include <memory>
+#include <vector>
+
+namespace BlueTusk {
+namespace Detail {
+
+class Router
+	/// Finds a session for one target over the host list of settings.
+	///
+	/// One pass (step 1-4):
+	///   - The HostOrderPolicy plans the order (and concurrency) from the endpoints with their learned
+	///     states. The router then sorts the planned endpoints, stably, into three tiers: endpoints that may
+	///     give an Accept (learned role accepted, or not known), endpoints whose learned role the target only
+	///     falls back to, and endpoints known down or whose learned role the target rejects (tried last, not
+	///     skipped). Nothing learned: the plan's order as is.
+	///   - Per tier: (pooled only) idle sessions first, each with its role refreshed (probeRole(true)) for a
+	///     targeted checkout; then new sessions (tryReserve + openReserved), one at a time or raced
+	///     (concurrency > 1; every attempt joined before the pass goes on, losers cancelled).
+	///   - Accept returns at once (a retained fallback goes back to its pool). The first Fallback is kept
+	///     open while the search goes on; later ones go back to their pools (closed when unpooled). Reject
+	///     records "standby, target primary" and releases the session. Once a fallback is kept, the later
+	///     tiers (only fallbacks or known-bad endpoints) are not tried.
+	///   - Failures: authentication stops everything (BlueTuskAuthenticationException); availability
+	///     failures mark the endpoint down and move on; other server errors move on.
+	///   - Pooled: when nothing was found and an acceptable endpoint merely had no capacity, wait on all
+	///     such endpoints at once (PoolManager::waitForAny, Checkout Timeout from the start of route()).
+	/// After a pass without result: the retained fallback; else, within Failover Timeout, back off (100 ms
+	/// doubling to 1 s), forget the learned states of the host list, and run another pass; else
+	/// BlueTuskNoAcceptableHostException listing the last pass's attempts in order.
+{
+public:
+	struct Request
+	{
+		const ConnectionSettings* settings = nullptr;
+		HostOrderPolicy::Ptr hostOrder;
+		TargetSessionPolicy::Ptr target;
+		HostStateRegistry* hostStates = nullptr;
+		PoolManager* pools = nullptr;
+		bool pooled = false;   /// take idle sessions, refresh their role, wait for capacity
+	};
+
+	explicit Router(const Request& request);
+	~Router();
+
+	PoolEntryPtr route(HostAttemptList& log);
+		/// The chosen session as an entry of its owning pool. Appends every attempt to log.
+		/// Throws BlueTuskAuthenticationException, BlueTuskNoAcceptableHostException,
+		/// BlueTuskPoolTimeoutException (pooled, no capacity in time).
+
+private:
+	struct Slot;
+	struct PassState;
+
+	PoolEntryPtr pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline, bool usePoolRoles);
+	void takeIdle(std::vector<Slot*>& slots, PassState& state);
+	void openNew(std::vector<Slot*>& slots, PassState& state, std::size_t concurrency);
+	void openOne(Slot& slot, PassState& state);
+	void race(std::vector<Slot*>& slots, PassState& state);
+	void useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poolDone);
+	void onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt);
+	void onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool cancelled, PassState& state, HostAttempt& attempt);
+	void checkAuthentication(PassState& state);
+	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t passStart, int passes, double elapsedMs) const;
+	std::string roleText(ServerRole role) const;
+
+	Request _request;
+	const ConnectionSettings& _settings;
+};
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_Router_INCLUDED
