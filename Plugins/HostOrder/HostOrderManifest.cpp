@@ -1,0 +1,18 @@
+//
+// HostOrderManifest.cpp
+//
+// Plugin: BlueTuskHostOrderPlugin
+//
+// The Poco ClassLoader manifest: the names "Host Order=" selects.
+//
+
+#include "ParallelHostOrder.h"
+#include "RandomHostOrder.h"
+#include "SequentialHostOrder.h"
+#include "Poco/ClassLibrary.h"
+
+POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
+	POCO_EXPORT_INTERFACE(BlueTusk::SequentialHostOrder, "sequential")
+	POCO_EXPORT_INTERFACE(BlueTusk::RandomHostOrder, "random")
+	POCO_EXPORT_INTERFACE(BlueTusk::ParallelHostOrder, "parallel")
+POCO_END_MANIFEST
