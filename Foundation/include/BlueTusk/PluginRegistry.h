@@ -1,0 +1,257 @@
+//
+// PluginRegistry.h
+//
+// Library: BlueTusk/Foundation
+//
+// The plugin loading primitive: one registry per policy family over Poco::ClassLoader
+// (DESIGN.md section 6).
+//
+
+#ifndef BlueTusk_PluginRegistry_INCLUDED
+#define BlueTusk_PluginRegistry_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/ClassLoader.h"
+#include "Poco/Exception.h"
+#include "Poco/File.h"
+#include "Poco/Path.h"
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+template <class Base>
+class PluginRegistry
+	/// The policies of one family (host order, target session, eviction) by name: classes compiled in
+	/// (addBuiltin) and classes exported by plugin libraries (loadLibrary).
+	///
+	/// A plugin library exports its classes with a Poco manifest whose entry names ARE the policy names:
+	///     POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
+	///         POCO_EXPORT_INTERFACE(RandomHostOrder, "random")
+	///     POCO_END_MANIFEST
+	/// (Poco ClassLibrary.h; POCO_EXPORT_CLASS would register the C++ class name instead.) Base must be
+	/// a class with a virtual destructor that lives in a shared library both sides link.
+	///
+	/// Lifetime: libraries are never unloaded while the registry lives, and every object create() returns
+	/// keeps the libraries loaded until it is destroyed (its deleter holds the class loader), so objects
+	/// may safely outlive the registry.
+	///
+	/// Thread-safe: every member may be called from several threads at once.
+{
+public:
+	using Ptr = std::shared_ptr<Base>;
+	using Factory = std::function<Ptr()>;
+		/// Makes a new object of a built-in class; must not return null.
+
+	explicit PluginRegistry(const std::string& family = ""):
+		/// family names the kind of policy in messages ("host order" -> "no host order policy named ...").
+		_family(family),
+		_loader(std::make_shared<Poco::ClassLoader<Base>>())
+	{
+	}
+
+	PluginRegistry(const PluginRegistry&) = delete;
+	PluginRegistry& operator = (const PluginRegistry&) = delete;
+
+	~PluginRegistry() = default;
+		/// Releases the class loader; it unloads the libraries once no created object remains.
+
+	const std::string& family() const
+	{
+		return _family;
+	}
+
+	void loadLibrary(const std::string& path)
+		/// Loads a plugin library and registers the classes of its manifest under their manifest names.
+		/// Loading a file that is already loaded (under any path that resolves to it) does nothing.
+		/// Throws BlueTuskPluginException naming the file and the reason: no such file, the dynamic
+		/// loader's error, no manifest, a manifest for another base class, or a policy name that a
+		/// built-in class or another library already provides (the library is then unloaded again).
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		const std::string file = canonicalPath(path);
+		if (std::find(_libraries.begin(), _libraries.end(), file) != _libraries.end()) return;
+		if (!fileExists(file))
+			throw BlueTuskPluginException("cannot load " + prefixed("plugin library") + " \"" + path + "\": no such file");
+		try
+		{
+			_loader->loadLibrary(file);
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException("cannot load " + prefixed("plugin library") + " \"" + path + "\": " + loaderReason(exc, file));
+		}
+		std::vector<std::string> provided;
+		for (const auto* meta: _loader->manifestFor(file))
+		{
+			const std::string name = meta->name();
+			const auto existing = _providers.find(name);
+			if (existing != _providers.end())
+			{
+				_loader->unloadLibrary(file);
+				throw BlueTuskPluginException("cannot load " + prefixed("plugin library") + " \"" + path + "\": it provides \"" + name +
+					"\", which " + existing->second + " already provides");
+			}
+			provided.push_back(name);
+		}
+		for (const auto& name: provided) _providers[name] = "the library " + file;
+		_libraries.push_back(file);
+	}
+
+	void addBuiltin(const std::string& name, Factory factory)
+		/// Registers a class compiled into the program under name. Throws BlueTuskPluginException when
+		/// the name is already provided.
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		const auto existing = _providers.find(name);
+		if (existing != _providers.end())
+			throw BlueTuskPluginException("cannot add the built-in " + prefixed("policy") + " \"" + name + "\": " + existing->second + " already provides it");
+		_builtins[name] = std::move(factory);
+		_providers[name] = "a built-in class";
+	}
+
+	std::vector<std::string> names() const
+		/// The sorted names of every policy available (built in and loaded).
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		return namesLocked();
+	}
+
+	bool has(const std::string& name) const
+		/// Whether a policy of that name is available (names are case-sensitive).
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		return _providers.count(name) > 0;
+	}
+
+	std::string providerOf(const std::string& name) const
+		/// "a built-in class" or "the library <path>"; empty when the name is unknown.
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		const auto it = _providers.find(name);
+		return it == _providers.end() ? std::string() : it->second;
+	}
+
+	std::vector<std::string> libraries() const
+		/// The loaded library files (canonical paths), in load order.
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		return _libraries;
+	}
+
+	Ptr create(const std::string& name) const
+		/// A new object of the named policy. Throws BlueTuskPluginException for an unknown name (listing
+		/// the available names) or when the class cannot be made.
+	{
+		Factory factory;
+		const Poco::AbstractMetaObject<Base>* meta = nullptr;
+		std::shared_ptr<Poco::ClassLoader<Base>> loader;
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			const auto builtin = _builtins.find(name);
+			if (builtin != _builtins.end())
+			{
+				factory = builtin->second;
+			}
+			else if (_providers.count(name))
+			{
+				meta = _loader->findClass(name);
+				loader = _loader;
+			}
+			if (!factory && !meta)
+			{
+				const std::vector<std::string> available = namesLocked();
+				std::string list;
+				for (const auto& item: available) list += (list.empty() ? "" : ", ") + item;
+				throw BlueTuskPluginException("no " + prefixed("policy") + " named \"" + name + "\"; available: " +
+					(list.empty() ? std::string("none (no plugin library loaded)") : list));
+			}
+		}
+		if (factory)
+		{
+			Ptr object = factory();
+			if (!object) throw BlueTuskPluginException("the built-in " + prefixed("policy") + " \"" + name + "\" returned no object");
+			return object;
+		}
+		try
+		{
+			// The deleter holds the loader, so the library stays loaded until the object is gone.
+			if (meta->canCreate()) return Ptr(meta->create(), [loader](Base* object) { delete object; });
+			return Ptr(&meta->instance(), [loader](Base*) {});
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException("cannot create the " + prefixed("policy") + " \"" + name + "\": " + exc.displayText());
+		}
+	}
+
+private:
+	std::string prefixed(const std::string& what) const
+		/// "host order policy", or "policy" when the family has no name.
+	{
+		return _family.empty() ? what : _family + " " + what;
+	}
+
+	std::vector<std::string> namesLocked() const
+	{
+		std::vector<std::string> result;
+		for (const auto& provider: _providers) result.push_back(provider.first);
+		return result; // std::map keeps them sorted
+	}
+
+	static std::string canonicalPath(const std::string& path)
+		/// The real path of an existing file (symbolic links resolved), else the absolute path.
+	{
+		char buffer[PATH_MAX];
+		if (::realpath(path.c_str(), buffer)) return buffer;
+		try
+		{
+			return Poco::Path(path).makeAbsolute().toString();
+		}
+		catch (Poco::Exception&)
+		{
+			return path;
+		}
+	}
+
+	static bool fileExists(const std::string& path)
+	{
+		try
+		{
+			Poco::File file(path);
+			return file.exists() && file.isFile();
+		}
+		catch (Poco::Exception&)
+		{
+			return false;
+		}
+	}
+
+	static std::string loaderReason(const Poco::Exception& exc, const std::string& file)
+	{
+		const std::string message = exc.message();
+		if (message.find("No manifest") == 0) return "it exports no Poco class manifest (POCO_BEGIN_MANIFEST)";
+		if (message.find("Manifest class mismatch") == 0) return "its manifest is for another base class than this policy family";
+		std::string reason = exc.displayText();
+		return reason.empty() ? "unknown error loading " + file : reason;
+	}
+
+	std::string _family;
+	std::shared_ptr<Poco::ClassLoader<Base>> _loader;
+	std::map<std::string, Factory> _builtins;
+	std::map<std::string, std::string> _providers; /// policy name -> who provides it, for messages
+	std::vector<std::string> _libraries;
+	mutable std::mutex _mutex;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_PluginRegistry_INCLUDED

@@ -1,0 +1,58 @@
+//
+// PluginSearchPath.h
+//
+// Library: BlueTusk/Foundation
+//
+// Where policy plugin libraries are looked for (DESIGN.md section 6).
+//
+
+#ifndef BlueTusk_PluginSearchPath_INCLUDED
+#define BlueTusk_PluginSearchPath_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+constexpr const char* HOST_ORDER_PLUGIN_LIBRARY = "BlueTuskHostOrderPlugin";
+	/// Base name of the standard host-order plugin library (libBlueTuskHostOrderPlugin.so).
+constexpr const char* TARGET_SESSION_PLUGIN_LIBRARY = "BlueTuskTargetSessionPlugin";
+	/// Base name of the standard target-session plugin library.
+constexpr const char* EVICTION_PLUGIN_LIBRARY = "BlueTuskEvictionPlugin";
+	/// Base name of the standard eviction plugin library.
+
+BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting);
+	/// The plugin search path, in order: the entries of the Plugin Path setting, then the ':'-separated
+	/// entries of the environment variable BLUETUSK_PLUGIN_PATH, then pluginInstallDirectory(), then
+	/// pluginBuildDirectory(). Empty entries are dropped; a repeated entry is kept only the first time.
+	/// Entries may be directories or library files. Thread-safe (reads the environment).
+
+BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting, const std::string& environmentValue);
+	/// As above, with the value of BLUETUSK_PLUGIN_PATH given explicitly (for tests).
+
+BlueTusk_Foundation_API std::string pluginInstallDirectory();
+	/// Where `cmake --install` puts plugins: <prefix>/<libdir>/bluetusk/plugins.
+
+BlueTusk_Foundation_API std::string pluginBuildDirectory();
+	/// Where the build tree puts plugins: <build>/plugins.
+
+BlueTusk_Foundation_API std::string pluginLibraryFileName(const std::string& baseName);
+	/// "lib<baseName>.so" (CMake's name for a MODULE library on this platform).
+
+BlueTusk_Foundation_API std::string findPluginLibrary(const std::vector<std::string>& searchPath, const std::string& baseName);
+	/// The first match along searchPath for the library baseName ("BlueTuskHostOrderPlugin"): for a
+	/// directory entry, <dir>/lib<baseName>.so if that file exists; an entry that is itself a file is
+	/// used as it is when its file name is lib<baseName>.so, <baseName>.so or <baseName>. Returns ""
+	/// when nothing matches. Never throws for unreadable entries (they are skipped).
+
+BlueTusk_Foundation_API std::vector<std::string> pluginLibraryFiles(const std::vector<std::string>& searchPath);
+	/// The entries of searchPath that are existing files: libraries a site named directly, to be loaded
+	/// as they are. In search path order.
+
+BlueTusk_Foundation_API std::string describePluginSearchPath(const std::vector<std::string>& searchPath);
+	/// The entries joined with ", " (or "(empty)"), for "not found" messages.
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_PluginSearchPath_INCLUDED

@@ -1,0 +1,136 @@
+//
+// PluginSearchPath.cpp
+//
+// Library: BlueTusk/Foundation
+//
+
+#include "BlueTusk/PluginSearchPath.h"
+#include "ValueText.h"
+#include "Poco/Environment.h"
+#include "Poco/Exception.h"
+#include "Poco/File.h"
+#include "Poco/Path.h"
+#include "Poco/SharedLibrary.h"
+#include <algorithm>
+
+#ifndef BLUETUSK_PLUGIN_INSTALL_DIR
+#define BLUETUSK_PLUGIN_INSTALL_DIR "/usr/local/lib/bluetusk/plugins"
+#endif
+#ifndef BLUETUSK_PLUGIN_BUILD_DIR
+#define BLUETUSK_PLUGIN_BUILD_DIR ""
+#endif
+
+namespace BlueTusk {
+
+namespace {
+
+void addEntry(std::vector<std::string>& path, const std::string& entry)
+{
+	const std::string trimmed = Detail::trim(entry);
+	if (trimmed.empty()) return;
+	if (std::find(path.begin(), path.end(), trimmed) == path.end()) path.push_back(trimmed);
+}
+
+
+bool isFile(const std::string& path)
+{
+	try
+	{
+		Poco::File file(path);
+		return file.exists() && file.isFile();
+	}
+	catch (Poco::Exception&)
+	{
+		return false;
+	}
+}
+
+
+bool isDirectory(const std::string& path)
+{
+	try
+	{
+		Poco::File file(path);
+		return file.exists() && file.isDirectory();
+	}
+	catch (Poco::Exception&)
+	{
+		return false;
+	}
+}
+
+} // namespace
+
+
+std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting)
+{
+	return pluginSearchPath(pluginPathSetting, Poco::Environment::get("BLUETUSK_PLUGIN_PATH", ""));
+}
+
+
+std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting, const std::string& environmentValue)
+{
+	std::vector<std::string> path;
+	for (const auto& entry: pluginPathSetting) addEntry(path, entry);
+	for (const auto& entry: Detail::split(environmentValue, ':')) addEntry(path, entry);
+	addEntry(path, pluginInstallDirectory());
+	addEntry(path, pluginBuildDirectory());
+	return path;
+}
+
+
+std::string pluginInstallDirectory()
+{
+	return BLUETUSK_PLUGIN_INSTALL_DIR;
+}
+
+
+std::string pluginBuildDirectory()
+{
+	return BLUETUSK_PLUGIN_BUILD_DIR;
+}
+
+
+std::string pluginLibraryFileName(const std::string& baseName)
+{
+	return "lib" + baseName + Poco::SharedLibrary::suffix();
+}
+
+
+std::string findPluginLibrary(const std::vector<std::string>& searchPath, const std::string& baseName)
+{
+	const std::string fileName = pluginLibraryFileName(baseName);
+	for (const auto& entry: searchPath)
+	{
+		if (isFile(entry))
+		{
+			const std::string name = Poco::Path(entry).getFileName();
+			if (name == fileName || name == baseName + Poco::SharedLibrary::suffix() || name == baseName) return entry;
+		}
+		else if (isDirectory(entry))
+		{
+			const std::string candidate = Poco::Path(Poco::Path::forDirectory(entry), fileName).toString();
+			if (isFile(candidate)) return candidate;
+		}
+	}
+	return std::string();
+}
+
+
+std::vector<std::string> pluginLibraryFiles(const std::vector<std::string>& searchPath)
+{
+	std::vector<std::string> files;
+	for (const auto& entry: searchPath)
+	{
+		if (isFile(entry)) files.push_back(entry);
+	}
+	return files;
+}
+
+
+std::string describePluginSearchPath(const std::vector<std::string>& searchPath)
+{
+	return searchPath.empty() ? std::string("(empty)") : Detail::join(searchPath, ", ");
+}
+
+} // namespace BlueTusk
