@@ -1,0 +1,132 @@
+//
+// BackendScript.h
+//
+// Library: BlueTusk test peers
+//
+// What a FakeBackend does with a connection: a plain value built from a preset and chainable modifiers.
+//
+//   BackendScript::primary()                              AuthenticationOk, role parameters, queries answered
+//   BackendScript::standby().withoutRoleParameters()      PostgreSQL 13 style: the client must probe
+//   BackendScript::startingUp()                           FATAL 57P03 after the StartupMessage
+//   BackendScript::primary().delayStartup(2000)           answers the StartupMessage 2 s late
+//   BackendScript::primary().requirePassword(BackendScript::Authentication::ScramSha256, "secret")
+//
+
+#ifndef BlueTusk_BackendScript_INCLUDED
+#define BlueTusk_BackendScript_INCLUDED
+
+#include "PeerWire.h"
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace BlueTusk {
+namespace Test {
+
+struct QueryAnswer
+	/// How the fake backend answers one SQL statement: a result (columns of type text, rows, command tag),
+	/// an ErrorResponse (severity ERROR; the session stays usable), or a dropped connection. An optional
+	/// delay comes first; a CancelRequest for the session ends the delay with 57014.
+{
+	std::vector<std::string> columns;  /// column names; empty: a command without rows
+	std::vector<Poco::UInt32> columnTypes; /// type OIDs per column; missing entries are text (25)
+	std::vector<Wire::TextRow> rows;
+	std::string commandTag;            /// "" = "SELECT <rows>" when there are columns
+	std::string errorSqlState;         /// non-empty: answer with ErrorResponse ERROR instead
+	std::string errorMessage;
+	int delayMs = 0;                   /// wait before answering (interrupted by a CancelRequest or a kill)
+	bool disconnect = false;           /// close the connection instead of answering (a broken session)
+
+	static QueryAnswer value(const std::string& value, const std::string& column = "?column?");
+		/// One row, one text column.
+	static QueryAnswer command(const std::string& tag);
+		/// No rows, CommandComplete tag only ("SET", "DISCARD ALL").
+	static QueryAnswer error(const std::string& sqlState, const std::string& message);
+	static QueryAnswer dropConnection();
+	QueryAnswer& delay(int milliseconds);
+};
+
+
+struct BackendScript
+	/// The behaviour of a FakeBackend for each new connection. The startup phase follows the script that
+	/// was current when the connection was accepted; queries of an open session always use the current
+	/// script's answers and role (so setScript() can "promote" a standby under existing sessions).
+{
+	enum class Action
+	{
+		Serve,             /// complete the startup (after authentication) and answer queries until Terminate
+		StartupError,      /// send ErrorResponse(error*) after the StartupMessage (or after authentication), close
+		CloseOnAccept,     /// close right after accepting, before reading anything
+		CloseAfterStartup, /// read the StartupMessage, then close (EOF) without a word
+		ResetAfterStartup, /// read the StartupMessage, then close with RST (SO_LINGER 0)
+		Garbage,           /// read the StartupMessage, send garbageBytes, then close
+		Hang               /// read the StartupMessage and never answer (until the client or the peer closes)
+	};
+
+	enum class Authentication
+	{
+		Trust,        /// AuthenticationOk at once
+		Cleartext,    /// AuthenticationCleartextPassword (code 3)
+		Md5,          /// AuthenticationMD5Password (code 5) with a random salt
+		ScramSha256   /// SASL SCRAM-SHA-256 (RFC 5802/7677), 4096 iterations, server signature sent
+	};
+
+	Action action = Action::Serve;
+	int startupDelayMs = 0;              /// delay after the StartupMessage, before any answer (every action)
+	Authentication authentication = Authentication::Trust;
+	std::string password;                /// the password the client must send (Cleartext, Md5, ScramSha256)
+	bool rejectPassword = false;         /// every password is rejected: FATAL 28P01
+	bool corruptServerSignature = false; /// SCRAM: send a server signature that does not verify
+	Wire::ErrorFields error;             /// the ErrorResponse of Action::StartupError
+	bool errorAfterAuthentication = false; /// StartupError: authenticate first (as 53300 is in PostgreSQL)
+	std::string garbageBytes = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+	std::vector<std::pair<std::string, std::string>> parameters; /// ParameterStatus, in this order
+	Poco::Int32 processIdBase = 0;       /// BackendKeyData process ids start here (0: a per-backend default)
+	bool inRecovery = false;             /// role probe answer: pg_is_in_recovery()
+	bool transactionReadOnly = false;    /// role probe answer: current_setting('transaction_read_only')
+	std::map<std::string, QueryAnswer> answers; /// exact statement text (trimmed, no trailing ';') -> answer
+	QueryAnswer defaultAnswer = QueryAnswer::value("1");
+		/// The answer to any other SELECT/SHOW/VALUES/WITH (other statements get their command tag).
+
+	// Presets. Every Serve preset sends server_version, server_encoding, client_encoding, DateStyle,
+	// integer_datetimes, standard_conforming_strings, TimeZone, application_name (the client's),
+	// in_hot_standby and default_transaction_read_only, like PostgreSQL 15.
+	static BackendScript primary(const std::string& serverVersion = "15.4");
+		/// Read-write primary: in_hot_standby=off, default_transaction_read_only=off; probe f / off.
+	static BackendScript standby(const std::string& serverVersion = "15.4");
+		/// Hot standby: in_hot_standby=on, default_transaction_read_only=off; probe t / on.
+	static BackendScript readOnlyPrimary(const std::string& serverVersion = "15.4");
+		/// Primary with default_transaction_read_only=on: in_hot_standby=off; probe f / on.
+	static BackendScript startupError(const std::string& sqlState, const std::string& message, const std::string& severity = "FATAL");
+	static BackendScript startingUp();      /// FATAL 57P03 "the database system is starting up" (before auth)
+	static BackendScript tooManyClients();  /// FATAL 53300 "sorry, too many clients already" (after auth)
+	static BackendScript adminShutdown();   /// FATAL 57P01 "terminating connection due to administrator command"
+	static BackendScript passwordFailure();
+		/// Asks for a cleartext password and rejects every one with FATAL 28P01
+		/// "password authentication failed for user \"<user>\"".
+	static BackendScript closeOnAccept();
+	static BackendScript closeAfterStartup();
+	static BackendScript resetAfterStartup();
+	static BackendScript garbage(const std::string& bytes = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+	static BackendScript hang();
+
+	// Modifiers (return *this).
+	BackendScript& withoutRoleParameters();
+		/// Omit in_hot_standby and default_transaction_read_only (server_version 13.11): forces the probe.
+	BackendScript& delayStartup(int milliseconds);
+	BackendScript& requirePassword(Authentication method, const std::string& expectedPassword);
+	BackendScript& parameter(const std::string& name, const std::string& value);
+		/// Sets (or appends) one ParameterStatus value.
+	BackendScript& removeParameter(const std::string& name);
+	BackendScript& answer(const std::string& sql, const QueryAnswer& answer);
+	BackendScript& role(bool inRecovery, bool transactionReadOnly);
+		/// Sets the probe answer and, when present, the in_hot_standby / default_transaction_read_only values.
+
+	std::string parameterValue(const std::string& name) const;
+		/// The configured ParameterStatus value, or "".
+};
+
+} } // namespace BlueTusk::Test
+
+#endif // BlueTusk_BackendScript_INCLUDED
