@@ -327,6 +327,18 @@ bool EndpointPool::isDraining() const
 }
 
 
+void EndpointPool::setSizes(int minSize, int maxSize)
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger);
+	std::lock_guard<std::mutex> lock(m.mutex);
+	_impl->maxSize = m.options.enforceMaximum ? std::max(1, maxSize) : 0;
+	_impl->minSize = m.options.keepIdle ? std::max(0, minSize) : 0;
+	if (_impl->maxSize > 0) _impl->minSize = std::min(_impl->minSize, _impl->maxSize);
+	m.dispatchLocked(*this, closer);
+}
+
+
 void EndpointPool::setLastKnownRole(ServerRole role)
 {
 	std::lock_guard<std::mutex> lock(_manager._impl->mutex);

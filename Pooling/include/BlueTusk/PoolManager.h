@@ -107,6 +107,11 @@ public:
 
 	bool isDraining() const;
 
+	void setSizes(int minSize, int maxSize);
+		/// Overrides Minimum and Maximum Pool Size for this endpoint only (maxSize is ignored when the
+		/// manager does not enforce a maximum; minSize is clamped to [0, maxSize]). Lowering the maximum
+		/// closes nothing at once: no new session is opened until the pool is below it again.
+
 	void setLastKnownRole(ServerRole role);
 	ServerRole lastKnownRole() const;
 
