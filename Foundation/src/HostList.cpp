@@ -43,6 +43,8 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 		element.host = trim(text.substr(1, close - 1));
 		if (element.host.empty())
 			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has an empty host inside '[]'");
+		if (element.host.find('[') != std::string::npos)
+			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' inside brackets");
 		if (close + 1 < text.size())
 		{
 			if (text[close + 1] != ':')
@@ -59,9 +61,13 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 		if (element.host.empty())
 			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has an empty host name before ':'");
 		element.port = parsePortNumber(text.substr(colon + 1), keyword + " " + where);
+		if (element.host.find_first_of("[]") != std::string::npos)
+			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' or ']' outside brackets around the host; write [host] or [host]:port");
 		return element;
 	}
 	element.host = text; // a name, or a bare IPv6 literal (more than one ':', no port)
+	if (element.host.find_first_of("[]") != std::string::npos)
+		throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' or ']' outside brackets around the host; write [host] or [host]:port");
 	return element;
 }
 

@@ -30,7 +30,8 @@ std::vector<HostElement> parseHostList(const std::string& hostList, const std::s
 	/// may enclose any host, e.g. "[/tmp/a:b]:5433"), a bare IPv6 literal (more than one ':', no port),
 	/// or a socket directory (begins with '/'; a ':' in it is part of the path; no port).
 	/// Throws BlueTuskConnectionStringException naming keyword for an empty list or element, an unclosed
-	/// '[', text after ']', and an own port that is empty, not a number or outside 1..65535.
+	/// '[', text after ']', '[' or ']' elsewhere in a host that is not a socket directory, and an own
+	/// port that is empty, not a number or outside 1..65535.
 
 std::vector<Poco::UInt16> parsePortList(const std::string& portList, const std::string& keyword);
 	/// Splits at ',' and reads each trimmed element as a port 1..65535. Throws
