@@ -1,0 +1,381 @@
+//
+// DataSourceSubsystem.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/AutoPtr.h"
+#include "Poco/Exception.h"
+#include "Poco/Logger.h"
+#include "Poco/String.h"
+#include "Poco/StringTokenizer.h"
+#include "Poco/Util/Application.h"
+
+namespace BlueTusk {
+
+const std::string DataSourceSubsystem::PLUGINS_PROPERTY = "bluetusk.plugins";
+const std::string DataSourceSubsystem::DATA_SOURCES_PROPERTY = "bluetusk.dataSources";
+
+namespace {
+
+// Properties under bluetusk.dataSources.<name> that are not connection-string keywords.
+const char* const CONNECTION_STRING_KEY = "connectionString";
+const char* const WARM_UP_KEY = "warmUp";
+const char* const POLICY_KEY = "policy";
+
+
+Poco::Logger& logger()
+{
+	return Poco::Logger::get("BlueTusk.Routing");
+}
+
+
+std::string prefixOf(const std::string& name)
+{
+	return DataSourceSubsystem::DATA_SOURCES_PROPERTY + "." + name;
+}
+
+
+std::vector<std::string> pluginList(const Poco::Util::AbstractConfiguration& config)
+{
+	std::vector<std::string> plugins;
+	if (!config.hasProperty(DataSourceSubsystem::PLUGINS_PROPERTY)) return plugins;
+	Poco::StringTokenizer tokens(config.getString(DataSourceSubsystem::PLUGINS_PROPERTY), ",",
+		Poco::StringTokenizer::TOK_TRIM | Poco::StringTokenizer::TOK_IGNORE_EMPTY);
+	plugins.assign(tokens.begin(), tokens.end());
+	return plugins;
+}
+
+
+std::string joined(const std::vector<std::string>& items)
+{
+	std::string text;
+	for (const auto& item: items)
+	{
+		if (!text.empty()) text += ", ";
+		text += item;
+	}
+	return text;
+}
+
+
+struct PolicySources
+	/// Which property decided the data source's Host Order and Eviction Policy, for error messages.
+{
+	std::string hostOrder;
+	std::string eviction;
+};
+
+
+ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config, const std::string& name, PolicySources& sources)
+{
+	const std::string prefix = prefixOf(name);
+	const std::string stringProperty = prefix + "." + CONNECTION_STRING_KEY;
+	if (!config.hasProperty(stringProperty))
+	{
+		throw Poco::NotFoundException(stringProperty + " is missing: data source \"" + name +
+			"\" needs a connection string (e.g. " + stringProperty + " = Host=db-a,db-b;Username=app)");
+	}
+	ConnectionSettings settings;
+	try
+	{
+		settings = ConnectionSettings::parse(config.getString(stringProperty));
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		throw BlueTuskConnectionStringException(stringProperty + ": " + exc.message());
+	}
+	sources.hostOrder = stringProperty;
+	sources.eviction = stringProperty;
+
+	Poco::Util::AbstractConfiguration::Keys keys;
+	config.keys(prefix, keys);
+	for (const auto& key: keys)
+	{
+		if (key == CONNECTION_STRING_KEY || key == WARM_UP_KEY || key == POLICY_KEY) continue;
+		const std::string property = prefix + "." + key;
+		if (!config.hasProperty(property))
+		{
+			throw BlueTuskConnectionStringException(property + ": not a connection-string keyword (only " +
+				POLICY_KEY + ".* may have sub-properties)");
+		}
+		const std::string hostOrder = settings.hostOrder;
+		const std::string eviction = settings.evictionPolicy;
+		try
+		{
+			// ConnectionSettings::set compares case-insensitively and ignores the spaces of canonical keywords,
+			// so camelCase ("maximumPoolSize") and libpq names ("target_session_attrs") both work.
+			settings.set(key, config.getString(property));
+		}
+		catch (BlueTuskConnectionStringException& exc)
+		{
+			throw BlueTuskConnectionStringException(property + ": " + exc.message());
+		}
+		if (settings.hostOrder != hostOrder) sources.hostOrder = property;
+		if (settings.evictionPolicy != eviction) sources.eviction = property;
+	}
+	try
+	{
+		settings.validate();
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		throw BlueTuskConnectionStringException(prefix + ".*: " + exc.message());
+	}
+	return settings;
+}
+
+} // namespace
+
+
+DataSourceSubsystem::DataSourceSubsystem():
+	_connector(Connector::defaultConnector())
+{
+}
+
+
+DataSourceSubsystem::DataSourceSubsystem(const Connector& connector):
+	_connector(connector)
+{
+}
+
+
+DataSourceSubsystem::~DataSourceSubsystem()
+{
+	close();
+}
+
+
+const char* DataSourceSubsystem::name() const
+{
+	return "BlueTusk.DataSources";
+}
+
+
+void DataSourceSubsystem::initialize(Poco::Util::Application& app)
+{
+	open(app.config());
+}
+
+
+void DataSourceSubsystem::uninitialize()
+{
+	close();
+}
+
+
+void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
+{
+	close();
+	std::map<std::string, BlueTuskDataSource::Ptr> created;
+	try
+	{
+		std::vector<std::string> plugins;
+		loadPlugins(config, _connector, plugins);
+
+		Poco::Util::AbstractConfiguration::Keys names;
+		config.keys(DATA_SOURCES_PROPERTY, names);
+		if (names.empty())
+		{
+			logger().warning("no data sources configured (no %s.<name>.connectionString properties)", DATA_SOURCES_PROPERTY);
+		}
+		for (const auto& name: names)
+		{
+			created[name] = createDataSource(config, name, plugins);
+		}
+	}
+	catch (...)
+	{
+		for (auto& entry: created) entry.second->drain();
+		throw;
+	}
+
+	std::lock_guard<std::mutex> lock(_mutex);
+	_dataSources = std::move(created);
+	_open = true;
+}
+
+
+void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded)
+{
+	for (const auto& plugin: pluginList(config))
+	{
+		try
+		{
+			connector.loadPlugin(plugin);
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException(PLUGINS_PROPERTY + ": cannot load \"" + plugin + "\": " + exc.message());
+		}
+		loaded.push_back(plugin);
+		logger().information("%s: loaded plugin %s", PLUGINS_PROPERTY, plugin);
+	}
+}
+
+
+BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::AbstractConfiguration& config,
+	const std::string& name, const std::vector<std::string>& plugins)
+{
+	const std::string prefix = prefixOf(name);
+	PolicySources sources;
+	ConnectionSettings settings = buildSettings(config, name, sources);
+
+	// A data source with policy properties gets its own connector, hence its own policy instance.
+	Connector connector = _connector;
+	const std::string policyPrefix = prefix + "." + POLICY_KEY;
+	Poco::Util::AbstractConfiguration::Keys policyKeys;
+	config.keys(policyPrefix, policyKeys);
+	if (!policyKeys.empty())
+	{
+		connector = Connector(_connector.sessionFactory());
+		std::vector<std::string> ignored;
+		loadPlugins(config, connector, ignored);
+	}
+	if (!settings.pluginPath.empty())
+	{
+		try
+		{
+			connector.loadStandardPlugins(settings.pluginPath);
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException(sources.hostOrder + " (Plugin Path): " + exc.message());
+		}
+	}
+
+	HostOrderPolicy::Ptr hostOrder;
+	try
+	{
+		hostOrder = connector.hostOrderPolicy(settings.hostOrder);
+	}
+	catch (Poco::Exception& exc)
+	{
+		throw BlueTuskPluginException(sources.hostOrder + ": " + exc.message() +
+			(plugins.empty() ? std::string() : " (site plugins loaded from " + PLUGINS_PROPERTY + ": " + joined(plugins) + ")"));
+	}
+	try
+	{
+		connector.evictionPolicy(settings.evictionPolicy);
+	}
+	catch (Poco::Exception& exc)
+	{
+		throw BlueTuskPluginException(sources.eviction + ": " + exc.message());
+	}
+	if (!policyKeys.empty())
+	{
+		Poco::AutoPtr<Poco::Util::AbstractConfiguration> view(
+			const_cast<Poco::Util::AbstractConfiguration&>(config).createView(policyPrefix));
+		try
+		{
+			hostOrder->configure(*view);
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException(policyPrefix + ".*: host-order policy \"" + settings.hostOrder + "\" rejected its configuration: " + exc.message());
+		}
+		logger().information("%s: host-order policy %s configured with %s", prefix, settings.hostOrder, policyPrefix + ".*");
+	}
+
+	BlueTuskDataSource::Ptr dataSource;
+	try
+	{
+		dataSource = BlueTuskDataSource::create(settings, connector);
+	}
+	catch (BlueTuskPluginException& exc)
+	{
+		throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
+	}
+	logger().information("data source \"%s\": %s", name, settings.toString());
+
+	if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
+	{
+		dataSource->warmUp();
+		PoolStatistics stats = dataSource->getPoolStatistics();
+		logger().information("data source \"%s\" warmed up: %d idle of %d wanted (%s)", name, stats.idle,
+			settings.minPoolSize * static_cast<int>(dataSource->getHostPoolStatistics().size()), stats.toString());
+	}
+	return dataSource;
+}
+
+
+void DataSourceSubsystem::close()
+{
+	std::map<std::string, BlueTuskDataSource::Ptr> dataSources;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		dataSources.swap(_dataSources);
+		_open = false;
+	}
+	for (auto& entry: dataSources)
+	{
+		try
+		{
+			PoolStatistics stats = entry.second->getPoolStatistics();
+			entry.second->drain();
+			logger().information("data source \"%s\" drained (%s)", entry.first, stats.toString());
+		}
+		catch (Poco::Exception& exc)
+		{
+			logger().warning("data source \"%s\": drain failed: %s", entry.first, exc.displayText());
+		}
+		catch (...)
+		{
+		}
+	}
+}
+
+
+bool DataSourceSubsystem::isOpen() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _open;
+}
+
+
+BlueTuskDataSource::Ptr DataSourceSubsystem::dataSource(const std::string& name) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _dataSources.find(name);
+	if (it == _dataSources.end())
+	{
+		std::vector<std::string> available;
+		for (const auto& entry: _dataSources) available.push_back(entry.first);
+		throw Poco::NotFoundException("no data source \"" + name + "\" (configured: " +
+			(available.empty() ? std::string("none") : joined(available)) + "; define " + prefixOf(name) + ".connectionString)");
+	}
+	return it->second;
+}
+
+
+bool DataSourceSubsystem::has(const std::string& name) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _dataSources.count(name) > 0;
+}
+
+
+std::vector<std::string> DataSourceSubsystem::names() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	std::vector<std::string> result;
+	for (const auto& entry: _dataSources) result.push_back(entry.first);
+	return result;
+}
+
+
+Connector& DataSourceSubsystem::connector()
+{
+	return _connector;
+}
+
+
+ConnectionSettings DataSourceSubsystem::settingsFor(const Poco::Util::AbstractConfiguration& config, const std::string& name)
+{
+	PolicySources sources;
+	return buildSettings(config, name, sources);
+}
+
+} // namespace BlueTusk
