@@ -9,10 +9,8 @@
 #include "PoolTestSupport.h"
 #include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "Poco/ClassLoader.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/File.h"
-#include "Poco/Manifest.h"
-#include "Poco/MetaObject.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
 #include <set>
@@ -53,43 +51,6 @@ public:
 		for (std::size_t i = 0; i < idle.size(); ++i) all.push_back(i);
 		return all;
 	}
-};
-
-
-class EvictionPolicyCatalog
-	/// Resolves "Eviction Policy=<name>" the way the data source does: the plugin library's manifest
-	/// (Poco::ClassLoader) and built-in classes.
-{
-public:
-	EvictionPolicyCatalog()
-	{
-		_builtins.insert(new Poco::MetaObject<KeepNothingEvictionPolicy, EvictionPolicy>("keep-nothing"));
-	}
-
-	~EvictionPolicyCatalog()
-	{
-		for (const auto& library: _libraries) _loader.unloadLibrary(library);
-	}
-
-	void load(const std::string& path)
-	{
-		_loader.loadLibrary(path);
-		_libraries.push_back(path);
-	}
-
-	EvictionPolicy::Ptr create(const std::string& name)
-	{
-		auto builtin = _builtins.find(name);
-		if (builtin != _builtins.end()) return EvictionPolicy::Ptr(builtin->create());
-		const Poco::AbstractMetaObject<EvictionPolicy>* meta = _loader.findClass(name);
-		if (!meta) throw BlueTuskPluginException("no eviction policy called " + name);
-		return EvictionPolicy::Ptr(meta->create());
-	}
-
-private:
-	Poco::ClassLoader<EvictionPolicy> _loader;
-	Poco::Manifest<EvictionPolicy> _builtins;
-	std::vector<std::string> _libraries;
 };
 
 
@@ -406,13 +367,24 @@ public:
 	void testPolicySwappedByName()
 	{
 		CPPUNIT_ASSERT_MESSAGE("build BlueTuskEvictionPlugin first: " + pluginFile, Poco::File(pluginFile).exists());
-		EvictionPolicyCatalog catalog;
-		catalog.load(pluginFile);
-		CPPUNIT_ASSERT_THROW(catalog.create("no-such-policy"), BlueTuskPluginException);
+		// Resolved by name the way the data source does: the standard plugin library and a built-in class.
+		PluginRegistry<EvictionPolicy> registry("eviction");
+		registry.loadLibrary(pluginFile);
+		registry.addBuiltin("keep-nothing", [] { return std::make_shared<KeepNothingEvictionPolicy>(); });
+		CPPUNIT_ASSERT((registry.names() == std::vector<std::string>{"keep-nothing", "standard"}));
+		try
+		{
+			registry.create("no-such-policy");
+			CPPUNIT_FAIL("an unknown policy name was accepted");
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("available: keep-nothing, standard") != std::string::npos);
+		}
 		{
 			ConnectionSettings settings = poolSettings(0, 2);
 			CPPUNIT_ASSERT_EQUAL(std::string("standard"), settings.evictionPolicy);
-			EvictionPolicy::Ptr policy = catalog.create(settings.evictionPolicy);
+			EvictionPolicy::Ptr policy = registry.create(settings.evictionPolicy);
 			CPPUNIT_ASSERT_EQUAL(std::string("standard"), policy->name());
 			PoolManager& manager = makeManager(settings, policy);
 			EndpointPool& pool = manager.pool(endpointNo(1));
@@ -424,7 +396,7 @@ public:
 		{
 			ConnectionSettings settings = poolSettings(0, 2);
 			settings.evictionPolicy = "keep-nothing";
-			EvictionPolicy::Ptr policy = catalog.create(settings.evictionPolicy);
+			EvictionPolicy::Ptr policy = registry.create(settings.evictionPolicy);
 			CPPUNIT_ASSERT_EQUAL(std::string("keep-nothing"), policy->name());
 			PoolManager& manager = makeManager(settings, policy);
 			EndpointPool& pool = manager.pool(endpointNo(1));
