@@ -1,0 +1,203 @@
+//
+// ConnectApplication.cpp
+//
+// bluetusk-connect: opens a connection (or a pooled lease) with a connection string and shows which server
+// it chose and why; a diagnostics tool for multi-host connection strings (doc/samples.md).
+//
+// Exit status: 0 success, 1 usage error (bad option or connection string), 2 a connection, query or plugin
+// failure.
+//
+
+#include "ConnectOptions.h"
+#include "ConnectReport.h"
+#include "ConnectRun.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/Connector.h"
+#include "Poco/AutoPtr.h"
+#include "Poco/ConsoleChannel.h"
+#include "Poco/Logger.h"
+#include "Poco/Util/Application.h"
+#include "Poco/Util/HelpFormatter.h"
+#include "Poco/Util/Option.h"
+#include "Poco/Util/OptionSet.h"
+#include <iostream>
+
+namespace BlueTusk {
+namespace Samples {
+
+const int EXIT_STATUS_USAGE = 1;
+const int EXIT_STATUS_FAILURE = 2;
+
+
+class ConnectApplication: public Poco::Util::Application
+	/// The command line (Poco::Util options) around ConnectRun.
+{
+public:
+	ConnectApplication()
+	{
+		setUnixOptions(true);
+	}
+
+protected:
+	void defineOptions(Poco::Util::OptionSet& options) override
+	{
+		using Poco::Util::Option;
+		options.addOption(Option("query", "q", "run SQL after connecting and print its rows").argument("SQL"));
+		options.addOption(Option("json", "j", "print one JSON object per line"));
+		options.addOption(Option("pool", "p", "open through a BlueTuskDataSource (pooled leases)"));
+		options.addOption(Option("target", "t", "target for the open: any, primary, standby, prefer-primary, "
+			"prefer-standby, read-write, read-only (default: the connection string's)").argument("T"));
+		options.addOption(Option("count", "n", "opens in a row (per thread; default 1)").argument("N"));
+		options.addOption(Option("threads", "", "with --pool: T threads, each doing --count checkouts").argument("T"));
+		options.addOption(Option("hold-ms", "", "hold each connection M milliseconds before closing it").argument("M"));
+		options.addOption(Option("stats", "s", "with --pool: print aggregate and per-endpoint pool statistics at the end"));
+		options.addOption(Option("plugin", "", "load a policy plugin library (repeatable)").argument("PATH").repeatable(true));
+		options.addOption(Option("list-policies", "l", "print the policy names of each family and exit"));
+		options.addOption(Option("verbose", "v", "log the library's debug messages (each attempt) to stderr"));
+		options.addOption(Option("help", "h", "print this help and exit"));
+	}
+
+	void handleOption(const std::string& name, const std::string& value) override
+	{
+		Poco::Util::Application::handleOption(name, value);
+		if (name == "query") _options.query = value;
+		else if (name == "json") _options.json = true;
+		else if (name == "pool") _options.pool = true;
+		else if (name == "target")
+		{
+			try
+			{
+				_options.target = parseTargetSessionAttributes(value, "--target");
+			}
+			catch (BlueTuskException& exc)
+			{
+				throw Poco::Util::InvalidArgumentException(exc.message());
+			}
+		}
+		else if (name == "count") _options.count = ConnectOptions::positiveNumber(name, value, 1);
+		else if (name == "threads") _options.threads = ConnectOptions::positiveNumber(name, value, 1);
+		else if (name == "hold-ms") _options.holdMs = ConnectOptions::positiveNumber(name, value, 0);
+		else if (name == "stats") _options.stats = true;
+		else if (name == "plugin") _options.plugins.push_back(value);
+		else if (name == "list-policies") _options.listPolicies = true;
+		else if (name == "verbose") _options.verbose = true;
+		else if (name == "help")
+		{
+			_options.help = true;
+			stopOptionsProcessing();
+		}
+	}
+
+	int main(const ArgVec& args) override
+	{
+		_options.positional = args;
+		if (_options.help)
+		{
+			printHelp();
+			return EXIT_OK;
+		}
+		try
+		{
+			_options.check();
+		}
+		catch (Poco::Exception& exc)
+		{
+			return usageError(exc.message());
+		}
+		setUpLogging();
+
+		ConnectReport report(_options.json, std::cout, std::cerr);
+		Connector connector = Connector::defaultConnector();
+		try
+		{
+			for (const auto& plugin: _options.plugins) connector.loadPlugin(plugin);
+			if (_options.listPolicies)
+			{
+				report.policies(connector);
+				return EXIT_OK;
+			}
+		}
+		catch (Poco::Exception& exc)
+		{
+			report.error(0, exc);
+			return EXIT_STATUS_FAILURE;
+		}
+
+		ConnectionSettings settings;
+		try
+		{
+			settings = ConnectionSettings::parse(_options.positional.front());
+		}
+		catch (BlueTuskConnectionStringException& exc)
+		{
+			return usageError("invalid connection string: " + exc.message());
+		}
+		try
+		{
+			ConnectRun run(_options, settings, connector, report);
+			return run.run() == 0 ? EXIT_OK : EXIT_STATUS_FAILURE;
+		}
+		catch (Poco::Exception& exc)
+		{
+			// Creating the data source failed (unknown Host Order or Eviction Policy, ...).
+			report.error(0, exc);
+			return EXIT_STATUS_FAILURE;
+		}
+	}
+
+private:
+	void printHelp()
+	{
+		Poco::Util::HelpFormatter help(options());
+		help.setCommand("bluetusk-connect");
+		help.setUsage("[options] CONNECTION_STRING");
+		help.setHeader("Opens a connection with a (multi-host) connection string and shows which server it chose, "
+			"its role and the attempts it took; optionally runs a query, pools, and prints pool statistics.");
+		help.setFooter("Exit status: 0 success, 1 usage error, 2 connection/query/plugin failure. "
+			"Example: bluetusk-connect --target standby --query 'SELECT 1' 'Host=127.0.0.1,127.0.0.2;Port=55432;Username=bluetusk'");
+		help.format(std::cout);
+	}
+
+	int usageError(const std::string& message)
+	{
+		std::cerr << "bluetusk-connect: " << message << "\n(try bluetusk-connect --help)" << std::endl;
+		return EXIT_STATUS_USAGE;
+	}
+
+	void setUpLogging()
+	{
+		Poco::AutoPtr<Poco::Channel> channel(new Poco::ConsoleChannel(std::cerr));
+		Poco::Logger::root().setChannel(channel);
+		Poco::Logger::root().setLevel(Poco::Message::PRIO_ERROR);
+		Poco::Logger::setChannel("BlueTusk", channel);
+		Poco::Logger::setLevel("BlueTusk", _options.verbose ? Poco::Message::PRIO_DEBUG : Poco::Message::PRIO_ERROR);
+		Poco::Logger::get("BlueTusk").setChannel(channel);
+		Poco::Logger::get("BlueTusk").setLevel(_options.verbose ? Poco::Message::PRIO_DEBUG : Poco::Message::PRIO_ERROR);
+	}
+
+	ConnectOptions _options;
+};
+
+} } // namespace BlueTusk::Samples
+
+
+int main(int argc, char** argv)
+{
+	Poco::AutoPtr<BlueTusk::Samples::ConnectApplication> app = new BlueTusk::Samples::ConnectApplication;
+	try
+	{
+		app->init(argc, argv);
+	}
+	catch (Poco::Util::OptionException& exc)
+	{
+		std::cerr << "bluetusk-connect: " << exc.displayText() << "\n(try bluetusk-connect --help)" << std::endl;
+		return BlueTusk::Samples::EXIT_STATUS_USAGE;
+	}
+	catch (Poco::Exception& exc)
+	{
+		std::cerr << "bluetusk-connect: " << exc.displayText() << std::endl;
+		return BlueTusk::Samples::EXIT_STATUS_USAGE;
+	}
+	return app->run();
+}

@@ -1,0 +1,48 @@
+//
+// ConnectOptions.h
+//
+// bluetusk-connect: what the command line asked for.
+//
+
+#ifndef BlueTusk_Samples_ConnectOptions_INCLUDED
+#define BlueTusk_Samples_ConnectOptions_INCLUDED
+
+#include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Util/OptionException.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+namespace Samples {
+
+struct ConnectOptions
+	/// The options of bluetusk-connect (doc/samples.md). check() rejects combinations that make no sense.
+{
+	std::string connectionString;
+	std::optional<std::string> query;          /// --query SQL
+	bool json = false;                         /// --json
+	bool pool = false;                         /// --pool
+	std::optional<TargetSessionAttributes> target; /// --target T
+	int count = 1;                             /// --count N
+	int threads = 1;                           /// --threads T
+	int holdMs = 0;                            /// --hold-ms M
+	bool stats = false;                        /// --stats
+	std::vector<std::string> plugins;          /// --plugin PATH (repeatable)
+	bool listPolicies = false;                 /// --list-policies
+	bool verbose = false;                      /// --verbose
+	bool help = false;                         /// --help
+
+	void check() const;
+		/// Throws Poco::Util::InvalidArgumentException (a usage error) for --threads or --stats without
+		/// --pool, a missing connection string, or more than one connection string.
+
+	static int positiveNumber(const std::string& option, const std::string& value, int minimum);
+		/// value as an integer >= minimum, else Poco::Util::InvalidArgumentException naming option.
+
+	std::vector<std::string> positional; /// the arguments that are not options
+};
+
+} } // namespace BlueTusk::Samples
+
+#endif // BlueTusk_Samples_ConnectOptions_INCLUDED

@@ -1,0 +1,209 @@
+//
+// ConnectReport.cpp
+//
+// bluetusk-connect.
+//
+
+#include "ConnectReport.h"
+#include "ErrorReport.h"
+#include "SampleJson.h"
+#include "Poco/NumberFormatter.h"
+#include <algorithm>
+#include <iomanip>
+#include <vector>
+
+namespace BlueTusk {
+namespace Samples {
+
+namespace {
+
+std::string ms(double value)
+{
+	return Poco::NumberFormatter::format(roundedMs(value), 1) + " ms";
+}
+
+
+std::string joined(const std::vector<std::string>& items)
+{
+	std::string text;
+	for (const auto& item: items)
+	{
+		if (!text.empty()) text += ", ";
+		text += item;
+	}
+	return text.empty() ? std::string("(none)") : text;
+}
+
+} // namespace
+
+
+ConnectReport::ConnectReport(bool json, std::ostream& out, std::ostream& err):
+	_json(json),
+	_out(out),
+	_err(err)
+{
+}
+
+
+void ConnectReport::connected(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs, const QueryResult* result)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (_json)
+	{
+		Poco::JSON::Object::Ptr event = connectedEvent(connection, role, elapsedMs);
+		if (result) addResult(*event, *result);
+		_out << toLine(event) << std::endl;
+		return;
+	}
+	const HostAttemptList& attempts = connection.attemptLog();
+	_out << "[" << number << "] connected to " << connection.connectedEndpoint().toString() << " (" << toString(role) << ") in " << ms(elapsedMs);
+	if (connection.isPooled())
+	{
+		bool reused = !attempts.empty() && attempts.back().reused;
+		_out << (reused ? ", idle pooled session" : ", new pooled session");
+	}
+	_out << "\n";
+	if (attempts.size() > 1)
+	{
+		for (const auto& attempt: attempts)
+		{
+			_out << "      " << attempt.endpoint.toString() << "  " << HostAttempt::outcomeName(attempt.outcome) << ": " << attempt.detail
+				<< " (" << ms(attempt.elapsedMs) << ")\n";
+		}
+	}
+	if (result) printTable(*result);
+	_out.flush();
+}
+
+
+void ConnectReport::printTable(const QueryResult& result)
+{
+	if (result.columns.empty())
+	{
+		_out << "    " << result.commandTag << "\n";
+		return;
+	}
+	std::vector<std::size_t> widths;
+	for (const auto& column: result.columns) widths.push_back(column.name.size());
+	for (const auto& row: result.rows)
+	{
+		for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
+		{
+			widths[i] = std::max(widths[i], row[i] ? row[i]->size() : std::size_t(4));
+		}
+	}
+	auto line = [&](const std::vector<std::string>& cells)
+	{
+		_out << "    ";
+		for (std::size_t i = 0; i < cells.size(); ++i)
+		{
+			if (i) _out << " | ";
+			_out << std::left << std::setw(static_cast<int>(widths[i])) << cells[i];
+		}
+		_out << std::right << "\n";
+	};
+	std::vector<std::string> header;
+	for (const auto& column: result.columns) header.push_back(column.name);
+	line(header);
+	std::vector<std::string> rule;
+	for (auto width: widths) rule.push_back(std::string(width, '-'));
+	line(rule);
+	for (const auto& row: result.rows)
+	{
+		std::vector<std::string> cells;
+		for (std::size_t i = 0; i < widths.size(); ++i) cells.push_back(i < row.size() && row[i] ? *row[i] : std::string("NULL"));
+		line(cells);
+	}
+	_out << "    (" << result.rows.size() << (result.rows.size() == 1 ? " row)\n" : " rows)\n");
+}
+
+
+void ConnectReport::error(int number, const Poco::Exception& exc)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	ErrorReport report = ErrorReport::from(exc);
+	if (_json)
+	{
+		_out << toLine(report.toJson()) << std::endl;
+		return;
+	}
+	if (number > 0) _err << "[" << number << "] ";
+	_err << report.toText() << std::endl;
+}
+
+
+void ConnectReport::stats(const BlueTuskDataSource& dataSource)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (_json)
+	{
+		_out << toLine(statsEvent(dataSource)) << std::endl;
+		return;
+	}
+	auto row = [this](const std::string& name, const std::string& role, const PoolStatistics& s)
+	{
+		_out << "    " << std::left << std::setw(22) << name << std::setw(18) << role << std::right
+			<< std::setw(6) << s.total << std::setw(6) << s.idle << std::setw(6) << s.busy << std::setw(8) << s.pending
+			<< std::setw(6) << s.maxSize << std::setw(8) << s.created << std::setw(7) << s.closed << std::setw(9) << s.connectFailures << "\n";
+	};
+	_out << "pool statistics:\n";
+	_out << "    " << std::left << std::setw(22) << "endpoint" << std::setw(18) << "role" << std::right
+		<< std::setw(6) << "total" << std::setw(6) << "idle" << std::setw(6) << "busy" << std::setw(8) << "pending"
+		<< std::setw(6) << "max" << std::setw(8) << "created" << std::setw(7) << "closed" << std::setw(9) << "failures" << "\n";
+	for (const auto& entry: dataSource.getHostPoolStatistics())
+	{
+		row(entry.first.toString(), toString(entry.second.lastKnownRole), entry.second);
+	}
+	row("all endpoints", "", dataSource.getPoolStatistics());
+	_out.flush();
+}
+
+
+void ConnectReport::summary(int opens, int failures, double elapsedMs, const std::map<std::string, int>& perEndpoint)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (_json)
+	{
+		Poco::JSON::Object::Ptr event = newObject();
+		event->set("event", "summary");
+		event->set("opens", opens);
+		event->set("failures", failures);
+		event->set("elapsed_ms", roundedMs(elapsedMs));
+		Poco::JSON::Object::Ptr endpoints = newObject();
+		for (const auto& entry: perEndpoint) endpoints->set(entry.first, entry.second);
+		event->set("endpoints", endpoints);
+		_out << toLine(event) << std::endl;
+		return;
+	}
+	_out << opens << " opens, " << failures << " failed, in " << ms(elapsedMs) << "; successful opens per endpoint:";
+	for (const auto& entry: perEndpoint) _out << "  " << entry.first << " " << entry.second;
+	_out << std::endl;
+}
+
+
+void ConnectReport::policies(Connector& connector)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	const std::pair<PolicyFamily, const char*> families[] = {
+		{PolicyFamily::HostOrder, "host_order"}, {PolicyFamily::TargetSession, "target_session"}, {PolicyFamily::Eviction, "eviction"}};
+	if (_json)
+	{
+		Poco::JSON::Object::Ptr event = newObject();
+		event->set("event", "policies");
+		for (const auto& family: families)
+		{
+			Poco::JSON::Array::Ptr names = new Poco::JSON::Array;
+			for (const auto& name: connector.policyNames(family.first)) names->add(name);
+			event->set(family.second, names);
+		}
+		_out << toLine(event) << std::endl;
+		return;
+	}
+	for (const auto& family: families)
+	{
+		_out << std::left << std::setw(16) << (toString(family.first) + ":") << std::right << joined(connector.policyNames(family.first)) << "\n";
+	}
+	_out.flush();
+}
+
+} } // namespace BlueTusk::Samples

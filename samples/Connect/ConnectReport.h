@@ -1,0 +1,56 @@
+//
+// ConnectReport.h
+//
+// bluetusk-connect: everything it prints, as JSON lines (--json) or as text for a person.
+//
+
+#ifndef BlueTusk_Samples_ConnectReport_INCLUDED
+#define BlueTusk_Samples_ConnectReport_INCLUDED
+
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/Connector.h"
+#include "BlueTusk/QueryResult.h"
+#include "Poco/Exception.h"
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+namespace BlueTusk {
+namespace Samples {
+
+class ConnectReport
+	/// Prints bluetusk-connect's events. JSON mode: one object per line on out, errors included. Text mode:
+	/// readable lines on out, errors on err. Thread-safe (one event is printed as a whole).
+{
+public:
+	ConnectReport(bool json, std::ostream& out, std::ostream& err);
+
+	void connected(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs, const QueryResult* result);
+		/// A successful open number (1-based), with the query's result when one ran.
+
+	void error(int number, const Poco::Exception& exc);
+		/// A failed open or query (number 0: not tied to an open, e.g. loading a plugin).
+
+	void stats(const BlueTuskDataSource& dataSource);
+		/// The aggregate and per-endpoint pool statistics.
+
+	void summary(int opens, int failures, double elapsedMs, const std::map<std::string, int>& perEndpoint);
+		/// How many opens, how many failed, and how the successful ones spread over the endpoints.
+
+	void policies(Connector& connector);
+		/// The policy names of each family.
+
+private:
+	void printTable(const QueryResult& result);
+
+	bool _json;
+	std::ostream& _out;
+	std::ostream& _err;
+	std::mutex _mutex;
+};
+
+} } // namespace BlueTusk::Samples
+
+#endif // BlueTusk_Samples_ConnectReport_INCLUDED

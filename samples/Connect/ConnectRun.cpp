@@ -1,0 +1,141 @@
+//
+// ConnectRun.cpp
+//
+// bluetusk-connect.
+//
+
+#include "ConnectRun.h"
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "Poco/Stopwatch.h"
+#include "Poco/Thread.h"
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace BlueTusk {
+namespace Samples {
+
+namespace {
+
+double elapsedMs(const Poco::Stopwatch& watch)
+{
+	return static_cast<double>(watch.elapsed()) / 1000.0;
+}
+
+
+const QueryResult* resultToShow(const std::vector<QueryResult>& results)
+	/// The last result that has columns, else the last one.
+{
+	for (auto it = results.rbegin(); it != results.rend(); ++it)
+	{
+		if (!it->columns.empty()) return &*it;
+	}
+	return results.empty() ? nullptr : &results.back();
+}
+
+} // namespace
+
+
+ConnectRun::ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, Connector& connector, ConnectReport& report):
+	_options(options),
+	_settings(settings),
+	_connector(connector),
+	_report(report)
+{
+	if (_options.target && !_options.pool) _settings.targetSessionAttributes = *_options.target;
+}
+
+
+int ConnectRun::run()
+{
+	Poco::Stopwatch watch;
+	watch.start();
+	if (_options.pool) runPooled();
+	else runUnpooled();
+	int opens = _number.load();
+	if (opens > 1) _report.summary(opens, _failures.load(), elapsedMs(watch), _perEndpoint);
+	return _failures.load();
+}
+
+
+void ConnectRun::runUnpooled()
+{
+	for (int i = 0; i < _options.count; ++i)
+	{
+		openOnce([this] { return BlueTuskConnection::open(_settings, _connector); });
+	}
+}
+
+
+void ConnectRun::runPooled()
+{
+	BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(_settings, _connector);
+	auto open = [this, dataSource]
+	{
+		return _options.target ? dataSource->open(*_options.target) : dataSource->open();
+	};
+	auto worker = [this, open]
+	{
+		for (int i = 0; i < _options.count; ++i) openOnce(open);
+	};
+	if (_options.threads <= 1)
+	{
+		worker();
+	}
+	else
+	{
+		std::vector<std::thread> threads;
+		for (int t = 0; t < _options.threads; ++t) threads.emplace_back(worker);
+		for (auto& thread: threads) thread.join();
+	}
+	if (_options.stats) _report.stats(*dataSource);
+	dataSource->drain();
+}
+
+
+void ConnectRun::openOnce(const std::function<BlueTuskConnection()>& open)
+{
+	int number = ++_number;
+	Poco::Stopwatch watch;
+	watch.start();
+	BlueTuskConnection connection;
+	try
+	{
+		connection = open();
+	}
+	catch (Poco::Exception& exc)
+	{
+		++_failures;
+		_report.error(number, exc);
+		return;
+	}
+	double ms = elapsedMs(watch);
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		++_perEndpoint[connection.connectedEndpoint().toString()];
+	}
+	ServerRole role = ServerRole::Unknown;
+	try
+	{
+		role = connection.role();
+	}
+	catch (Poco::Exception&)
+	{
+	}
+	try
+	{
+		std::vector<QueryResult> results;
+		if (_options.query) results = connection.executeSimple(*_options.query);
+		_report.connected(number, connection, role, ms, _options.query ? resultToShow(results) : nullptr);
+	}
+	catch (Poco::Exception& exc)
+	{
+		++_failures;
+		_report.connected(number, connection, role, ms, nullptr);
+		_report.error(number, exc);
+	}
+	if (_options.holdMs > 0) Poco::Thread::sleep(_options.holdMs);
+	connection.close();
+}
+
+} } // namespace BlueTusk::Samples
