@@ -7,14 +7,13 @@
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
-#include "PolicyRegistry.h"
+#include "BlueTusk/PluginRegistry.h"
+#include "BlueTusk/PluginSearchPath.h"
 #include "Poco/DirectoryIterator.h"
-#include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
-#include "Poco/StringTokenizer.h"
 #include <map>
 #include <mutex>
 #include <set>
@@ -23,7 +22,7 @@ namespace BlueTusk {
 
 namespace {
 
-const char* const STANDARD_LIBRARIES[] = {"BlueTuskHostOrderPlugin", "BlueTuskTargetSessionPlugin", "BlueTuskEvictionPlugin"};
+const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY};
 
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator)
@@ -66,27 +65,6 @@ bool isDirectory(const std::string& path)
 }
 
 
-std::string findLibrary(const std::vector<std::string>& searchPath, const std::string& baseName)
-	/// The first "<dir>/lib<baseName>.so" (or "<dir>/<baseName>.so") along searchPath, or "".
-{
-	for (const auto& entry: searchPath)
-	{
-		if (isFile(entry))
-		{
-			std::string file = Poco::Path(entry).getBaseName();
-			if (file == baseName || file == "lib" + baseName) return entry;
-			continue;
-		}
-		for (const std::string& name: {"lib" + baseName + Poco::SharedLibrary::suffix(), baseName + Poco::SharedLibrary::suffix()})
-		{
-			Poco::Path candidate(Poco::Path::forDirectory(entry));
-			candidate.setFileName(name);
-			if (isFile(candidate.toString())) return candidate.toString();
-		}
-	}
-	return std::string();
-}
-
 } // namespace
 
 
@@ -105,9 +83,9 @@ std::string toString(PolicyFamily family)
 struct Connector::Impl
 {
 	std::mutex mutex;
-	Detail::PolicyRegistry<HostOrderPolicy> hostOrders;
-	Detail::PolicyRegistry<TargetSessionPolicy> targets;
-	Detail::PolicyRegistry<EvictionPolicy> evictions;
+	PluginRegistry<HostOrderPolicy> hostOrders{"host order"};
+	PluginRegistry<TargetSessionPolicy> targets{"target session"};
+	PluginRegistry<EvictionPolicy> evictions{"eviction"};
 	bool standardTried = false;
 	std::set<std::string> loadedStandard;           // base names of standard libraries loaded
 	std::map<std::string, std::string> loadFailures; // base name -> why it could not be loaded
@@ -122,13 +100,7 @@ struct Connector::Impl
 
 	std::vector<std::string> searchPath(const std::vector<std::string>& pluginPath) const
 	{
-		std::vector<std::string> path(pluginPath.begin(), pluginPath.end());
-		std::string env = Poco::Environment::get("BLUETUSK_PLUGIN_PATH", "");
-		Poco::StringTokenizer tokens(env, ":", Poco::StringTokenizer::TOK_IGNORE_EMPTY | Poco::StringTokenizer::TOK_TRIM);
-		for (const auto& token: tokens) path.push_back(token);
-		path.push_back(BLUETUSK_PLUGIN_INSTALL_DIR);
-		path.push_back(BLUETUSK_PLUGIN_BUILD_DIR);
-		return path;
+		return pluginSearchPath(pluginPath);
 	}
 
 	bool loadInto(const std::string& path, std::string& why)
@@ -166,10 +138,10 @@ struct Connector::Impl
 		for (const char* base: STANDARD_LIBRARIES)
 		{
 			if (loadedStandard.count(base)) continue;
-			std::string file = findLibrary(path, base);
+			std::string file = findPluginLibrary(path, base);
 			if (file.empty())
 			{
-				loadFailures[base] = "lib" + std::string(base) + Poco::SharedLibrary::suffix() + " not found";
+				loadFailures[base] = pluginLibraryFileName(base) + " not found";
 				continue;
 			}
 			std::string why;
@@ -215,13 +187,13 @@ struct Connector::Impl
 		auto failure = loadFailures.find(library);
 		if (failure != loadFailures.end())
 		{
-			text += " (standard plugin library " + failure->second + "; searched " + joined(lastSearchPath, ":") + ")";
+			text += " (standard plugin library " + failure->second + "; searched " + describePluginSearchPath(lastSearchPath) + ")";
 		}
 		return text;
 	}
 
 	template <class Base>
-	std::shared_ptr<Base> lookup(Detail::PolicyRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
+	std::shared_ptr<Base> lookup(PluginRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
 		PolicyFamily family, const std::string& name, const char* library, bool fresh)
 	{
 		loadStandard({});
@@ -245,20 +217,6 @@ struct Connector::Impl
 		return policy;
 	}
 };
-
-
-namespace {
-
-template <class Base>
-std::shared_ptr<Base> keepingAlive(const std::shared_ptr<void>& impl, std::shared_ptr<Base> policy)
-	/// A pointer to policy that also keeps the connector state (and so the plugin library) alive; the
-	/// policy is released before the state.
-{
-	auto holder = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<Base>>>(impl, policy);
-	return std::shared_ptr<Base>(holder, policy.get());
-}
-
-} // namespace
 
 
 Connector::Connector():
@@ -311,8 +269,8 @@ void Connector::loadPlugin(const std::string& path)
 	std::string file = path;
 	if (!isFile(file))
 	{
-		file = findLibrary(_impl->searchPath({}), path);
-		if (file.empty()) throw BlueTuskPluginException("plugin library " + path + " not found (searched " + joined(_impl->searchPath({}), ":") + ")");
+		file = findPluginLibrary(_impl->searchPath({}), path);
+		if (file.empty()) throw BlueTuskPluginException("plugin library " + path + " not found (searched " + describePluginSearchPath(_impl->searchPath({})) + ")");
 	}
 	std::lock_guard<std::mutex> lock(_impl->mutex);
 	if (_impl->loadedPaths.count(file)) return;
@@ -327,13 +285,13 @@ void Connector::loadPlugin(const std::string& path)
 
 HostOrderPolicy::Ptr Connector::hostOrderPolicy(const std::string& name)
 {
-	return keepingAlive(_impl, _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], false));
+	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], false);
 }
 
 
 HostOrderPolicy::Ptr Connector::createHostOrderPolicy(const std::string& name)
 {
-	return keepingAlive(_impl, _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], true));
+	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], true);
 }
 
 
@@ -345,13 +303,13 @@ TargetSessionPolicy::Ptr Connector::targetSessionPolicy(TargetSessionAttributes 
 
 TargetSessionPolicy::Ptr Connector::targetSessionPolicy(const std::string& name)
 {
-	return keepingAlive(_impl, _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, STANDARD_LIBRARIES[1], false));
+	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, STANDARD_LIBRARIES[1], false);
 }
 
 
 EvictionPolicy::Ptr Connector::evictionPolicy(const std::string& name)
 {
-	return keepingAlive(_impl, _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, STANDARD_LIBRARIES[2], false));
+	return _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, STANDARD_LIBRARIES[2], false);
 }
 
 

@@ -147,7 +147,7 @@ PoolEntryPtr Router::route(HostAttemptList& log)
 			Poco::Timespan wait = std::min(backoff, remaining);
 			logger().information("no acceptable host for target %s after pass %d; retrying in %s ms (Failover Timeout)",
 				_request.target->name(), passes, formatMs(wait.totalMicroseconds() / 1000.0));
-			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, wait.totalMilliseconds())));
+			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, (wait.totalMicroseconds() + 999) / 1000)));
 			backoff = std::min(backoff + backoff, maxBackoff);
 			_request.hostStates->forget(_settings.endpoints);
 			usePoolRoles = false;
@@ -203,7 +203,11 @@ PoolEntryPtr Router::pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline
 				case RoleVerdict::Reject:   slot.expect = Expect::Reject; break;
 				}
 			}
-			slot.tier = (slot.down || slot.expect == Expect::Reject) ? 2 : (slot.expect == Expect::Fallback ? 1 : 0);
+			// 0: may accept; 1: fallback only; 2: reachable but rejected when last seen; 3: known down.
+			if (slot.down) slot.tier = 3;
+			else if (slot.expect == Expect::Reject) slot.tier = 2;
+			else if (slot.expect == Expect::Fallback) slot.tier = 1;
+			else slot.tier = 0;
 			slots.push_back(slot);
 		}
 		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
@@ -213,10 +217,10 @@ PoolEntryPtr Router::pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline
 		state.saturatedLate.clear();
 
 		// Steps 3-4, tier by tier: idle sessions first (pooled), then new ones.
-		for (int tier = 0; tier <= 2 && !state.winner; ++tier)
+		for (int tier = 0; tier <= 3 && !state.winner; ++tier)
 		{
 			if (tier > 0 && state.retained) break;
-			if (tier == 2 && !state.saturated.empty()) break; // wait for an acceptable endpoint instead
+			if (tier >= 2 && !state.saturated.empty()) break; // wait for an acceptable endpoint instead
 			std::vector<Slot*> tierSlots;
 			for (Slot& slot: slots)
 			{

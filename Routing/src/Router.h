@@ -29,10 +29,10 @@ class Router
 	///
 	/// One pass (step 1-4):
 	///   - The HostOrderPolicy plans the order (and concurrency) from the endpoints with their learned
-	///     states. The router then sorts the planned endpoints, stably, into three tiers: endpoints that may
+	///     states. The router then sorts the planned endpoints, stably, into four tiers: endpoints that may
 	///     give an Accept (learned role accepted, or not known), endpoints whose learned role the target only
-	///     falls back to, and endpoints known down or whose learned role the target rejects (tried last, not
-	///     skipped). Nothing learned: the plan's order as is.
+	///     falls back to, endpoints whose learned role the target rejects, and endpoints known down (the last
+	///     two are tried last, not skipped). Nothing learned: the plan's order as is.
 	///   - Per tier: (pooled only) idle sessions first, each with its role refreshed (probeRole(true)) for a
 	///     targeted checkout; then new sessions (tryReserve + openReserved), one at a time or raced
 	///     (concurrency > 1; every attempt joined before the pass goes on, losers cancelled).

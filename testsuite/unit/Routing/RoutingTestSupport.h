@@ -1,0 +1,55 @@
+//
+// RoutingTestSupport.h
+//
+// Small helpers shared by the Routing unit tests.
+//
+
+#ifndef BlueTusk_Test_RoutingTestSupport_INCLUDED
+#define BlueTusk_Test_RoutingTestSupport_INCLUDED
+
+#include "BlueTusk/HostAttempt.h"
+#include "Poco/DirectoryIterator.h"
+#include <string>
+
+namespace BlueTusk {
+namespace Test {
+
+inline int threadCount()
+	/// The number of threads of this process (entries of /proc/self/task).
+{
+	int count = 0;
+	for (Poco::DirectoryIterator it(std::string("/proc/self/task")), end; it != end; ++it) ++count;
+	return count;
+}
+
+
+inline std::string describeLog(const HostAttemptList& log)
+	/// "a:5432=accepted,b:5432=rejected": endpoints and outcomes, for assertions.
+{
+	std::string text;
+	for (const auto& attempt: log)
+	{
+		if (!text.empty()) text += ",";
+		text += attempt.endpoint.toString() + "=" + HostAttempt::outcomeName(attempt.outcome);
+	}
+	return text;
+}
+
+
+inline const char* testPassword()
+{
+	return "s3cret-Pw!";
+}
+
+
+inline std::string fakeConnectionString(const std::string& hosts, const std::string& extra)
+	/// "Host=<hosts>;Username=app;Password=<testPassword()>;Timeout=1;<extra>"
+{
+	std::string text = "Host=" + hosts + ";Username=app;Password=" + testPassword() + ";Timeout=1";
+	if (!extra.empty()) text += ";" + extra;
+	return text;
+}
+
+} } // namespace BlueTusk::Test
+
+#endif // BlueTusk_Test_RoutingTestSupport_INCLUDED
