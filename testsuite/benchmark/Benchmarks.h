@@ -1,0 +1,32 @@
+//
+// Benchmarks.h
+//
+// The benchmark groups of issue 7. Each register function adds, for one measurement, the BlueTusk
+// benchmark and its libpq counterpart; the names are "<measurement>/bluetusk" and "<measurement>/libpq"
+// (testsuite/benchmark/report.py pairs them and applies the targets).
+//
+
+#ifndef BlueTusk_Benchmarks_INCLUDED
+#define BlueTusk_Benchmarks_INCLUDED
+
+namespace BlueTusk {
+namespace Bench {
+
+void registerConnectBenchmarks();
+	/// 1 connect_plain, 2 connect_tls: a new physical connection to the primary with SCRAM.
+
+void registerQueryBenchmarks();
+	/// 3 select1_simple, 4 extended_param, 5 rows_10k: queries on an open session.
+
+void registerPoolBenchmarks();
+	/// 6 pool_checkout (single thread), pool_contention (8 threads on 4 sessions).
+
+void registerMultiHostBenchmarks();
+	/// 7 multihost_sequential, multihost_random, multihost_parallel (first host black-holed, Timeout=2).
+
+void registerThroughputBenchmarks();
+	/// 8 throughput_any, throughput_prefer_standby: SELECT 1 from 8 threads over the three nodes.
+
+} } // namespace BlueTusk::Bench
+
+#endif // BlueTusk_Benchmarks_INCLUDED
