@@ -16,7 +16,9 @@ namespace Detail {
 namespace {
 
 std::string elementName(std::size_t index, std::size_t count)
+	/// "element 2 of 3", or "the host" when there is only one.
 {
+	if (count == 1) return "the host";
 	return "element " + std::to_string(index + 1) + " of " + std::to_string(count);
 }
 
@@ -49,7 +51,7 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 		{
 			if (text[close + 1] != ':')
 				throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has unexpected text after ']'; expected ':' and a port");
-			element.port = parsePortNumber(text.substr(close + 2), keyword + " " + where);
+			element.port = parsePortNumber(text.substr(close + 2), keyword + ": " + where + " " + quoted(text));
 		}
 		return element;
 	}
@@ -60,7 +62,7 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 		element.host = trim(text.substr(0, colon));
 		if (element.host.empty())
 			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has an empty host name before ':'");
-		element.port = parsePortNumber(text.substr(colon + 1), keyword + " " + where);
+		element.port = parsePortNumber(text.substr(colon + 1), keyword + ": " + where + " " + quoted(text));
 		if (element.host.find_first_of("[]") != std::string::npos)
 			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' or ']' outside brackets around the host; write [host] or [host]:port");
 		return element;
@@ -84,7 +86,7 @@ std::vector<HostElement> parseHostList(const std::string& hostList, const std::s
 	{
 		const std::string text = trim(items[i]);
 		if (text.empty())
-			throw BlueTuskConnectionStringException(keyword + ": " + elementName(i, items.size()) + " is empty in the host list " + quoted(hostList));
+			throw BlueTuskConnectionStringException(keyword + ": " + (items.size() == 1 ? std::string("the host") : elementName(i, items.size())) + " is empty in the host list " + quoted(hostList));
 		hosts.push_back(parseHostElement(text, keyword, elementName(i, items.size())));
 	}
 	return hosts;
@@ -97,7 +99,7 @@ std::vector<Poco::UInt16> parsePortList(const std::string& portList, const std::
 	std::vector<Poco::UInt16> ports;
 	for (std::size_t i = 0; i < items.size(); ++i)
 	{
-		const std::string where = items.size() == 1 ? keyword : keyword + " " + elementName(i, items.size());
+		const std::string where = items.size() == 1 ? keyword : keyword + ": " + elementName(i, items.size());
 		ports.push_back(parsePortNumber(items[i], where));
 	}
 	return ports;

@@ -74,23 +74,22 @@ void addValueCandidates(std::vector<std::string>& candidates, const std::string&
 {
 	std::size_t pos = start;
 	while (pos < text.size() && isSpace(text[pos])) ++pos;
-	const bool quotedValue = pos < text.size() && (text[pos] == '"' || text[pos] == '\'');
-	const std::size_t valueStart = quotedValue ? pos + 1 : pos;
-	static const char* const terminators[] = {";", "&", " \t\r\n\v\f", "'\"", ";&'\" \t\r\n\v\f", ""};
+	if (pos < text.size() && (text[pos] == '"' || text[pos] == '\''))
+	{
+		const char quote = text[pos];
+		const std::size_t close = text.find(quote, pos + 1);
+		addCandidate(candidates, text.substr(pos + 1, close == std::string::npos ? std::string::npos : close - pos - 1));
+		addCandidate(candidates, unquoteDoubled(text, pos + 1, quote));
+		if (quote == '\'') addCandidate(candidates, unescapeBackslashes(text, pos + 1, true));
+		return;
+	}
+	static const char* const terminators[] = {";", "&", " \t\r\n\v\f", ";&'\" \t\r\n\v\f", ""};
 	for (const char* terminator: terminators)
 	{
-		const std::size_t end = *terminator ? text.find_first_of(terminator, valueStart) : std::string::npos;
-		addCandidate(candidates, text.substr(valueStart, end == std::string::npos ? std::string::npos : end - valueStart));
+		const std::size_t end = *terminator ? text.find_first_of(terminator, pos) : std::string::npos;
+		addCandidate(candidates, text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
 	}
-	if (quotedValue)
-	{
-		addCandidate(candidates, unquoteDoubled(text, valueStart, text[pos]));
-		addCandidate(candidates, unescapeBackslashes(text, valueStart, text[pos] == '\''));
-	}
-	else
-	{
-		addCandidate(candidates, unescapeBackslashes(text, valueStart, false));
-	}
+	addCandidate(candidates, unescapeBackslashes(text, pos, false));
 }
 
 

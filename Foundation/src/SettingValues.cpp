@@ -112,10 +112,10 @@ Poco::UInt16 parsePortNumber(const std::string& value, const std::string& keywor
 	if (text.empty())
 		throw BlueTuskConnectionStringException(keyword + ": empty port; expected a number 1..65535");
 	if (!allDigits(text))
-		throw BlueTuskConnectionStringException(keyword + ": port " + quoted(text) + " is not a number; expected 1..65535");
+		throw BlueTuskConnectionStringException(keyword + ": " + quoted(text) + " is not a port number; expected 1..65535");
 	std::int64_t port = 0;
 	if (!parseWhole(text, 65535, port) || port == 0)
-		throw BlueTuskConnectionStringException(keyword + ": port " + quoted(text) + " is out of range; expected 1..65535");
+		throw BlueTuskConnectionStringException(keyword + ": " + quoted(text) + " is out of range for a port; expected 1..65535");
 	return static_cast<Poco::UInt16>(port);
 }
 

@@ -112,7 +112,7 @@ public:
 
 	void testInvalidVariableNamed()
 	{
-		CPPUNIT_ASSERT_EQUAL(std::string("PGPORT (environment): port \"x\" is not a number; expected 1..65535"),
+		CPPUNIT_ASSERT_EQUAL(std::string("PGPORT (environment): \"x\" is not a port number; expected 1..65535"),
 			parseError("Host=db-a;Username=u", {{"PGPORT", "x"}}));
 		CPPUNIT_ASSERT_EQUAL(std::string("PGCONNECT_TIMEOUT (environment): \"-3\" is negative; a number of seconds must be 0 or more"),
 			parseError("Host=db-a;Username=u", {{"PGCONNECT_TIMEOUT", "-3"}}));
