@@ -7,7 +7,6 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PoolManager.h"
-#include "CancellableSessionFactory.h"
 #include "ConnectionState.h"
 #include "Router.h"
 #include "Poco/Exception.h"
@@ -76,7 +75,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	options.enforceMaximum = true;
 	options.startPruning = true;
 	_impl->manager = std::make_shared<PoolManager>(*_impl->settings,
-		std::make_shared<Detail::CancellableSessionFactory>(c.sessionFactory()), eviction, options);
+		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);
 	Poco::Logger::get("BlueTusk.Routing").information("data source created: %s", settings.toString());
 }

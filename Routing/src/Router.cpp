@@ -6,7 +6,6 @@
 
 #include "Router.h"
 #include "AttemptFailure.h"
-#include "CancellableSessionFactory.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
@@ -468,10 +467,9 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 			threads.emplace_back([attempt, i, needsRole, &mutex, &finished, &done]()
 			{
 				Poco::Clock start;
-				CancellationScope scope(attempt->cancellation);
 				try
 				{
-					attempt->entry = attempt->slot->pool->openReserved();
+					attempt->entry = attempt->slot->pool->openReserved(attempt->cancellation);
 					if (needsRole) attempt->role = attempt->entry->session->probeRole(false);
 				}
 				catch (Poco::Exception& exc)

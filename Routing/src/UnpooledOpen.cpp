@@ -6,7 +6,6 @@
 
 #include "UnpooledOpen.h"
 #include "BlueTusk/Connector.h"
-#include "CancellableSessionFactory.h"
 #include "NoIdleEvictionPolicy.h"
 #include "Router.h"
 
@@ -31,7 +30,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 	options.enforceMaximum = false;
 	options.startPruning = false;
 	auto manager = std::make_shared<PoolManager>(*state->settings,
-		std::make_shared<CancellableSessionFactory>(connector.sessionFactory()),
+		connector.sessionFactory(),
 		std::make_shared<NoIdleEvictionPolicy>(), options);
 	request.pools = manager.get();
 
