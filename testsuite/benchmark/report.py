@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Turns the Google Benchmark JSON of BlueTuskBenchmarks into results.json and a table (issue 7).
+
+Usage: report.py BENCHMARK_JSON RESULTS_JSON [--check] [--markdown FILE]
+
+For every measurement of issue 7 it takes the median of the repetitions of the BlueTusk benchmark and of
+its baseline (libpq's counterpart, or for the parallel multi-host open BlueTusk's own single healthy-host
+open), the ratio BlueTusk / baseline (lower is better everywhere: times, or time per query), the target and
+pass/fail. Rows without a target in issue 7 are reported with status "info". With --check the exit status
+is 1 when a row misses its target or could not be measured (error or missing), else 0.
+
+Python 3 standard library only.
+"""
+
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+# Each row: id, key, title, BlueTusk benchmark, baseline benchmark (None: no counterpart), libpq reference
+# shown when the baseline is not libpq, metric ("time" = real time per iteration, else a counter name),
+# unit of the metric as shown, target kind ("ratio": BlueTusk/baseline <= target; "absolute": BlueTusk
+# median <= target in unit; None: informational), target value.
+ROWS = [
+    dict(id="1", key="connect_plain", title="New connection to the primary, SCRAM, no TLS (open + close)",
+         bluetusk="connect_plain/bluetusk", baseline="connect_plain/libpq", metric="time", unit="us",
+         kind="ratio", target=0.85),
+    dict(id="2", key="connect_tls", title="New connection to the primary, SCRAM, TLS require (open + close)",
+         bluetusk="connect_tls/bluetusk", baseline="connect_tls/libpq", metric="time", unit="us",
+         kind="ratio", target=0.9),
+    dict(id="3", key="select1_simple", title="SELECT 1, simple protocol, open session (vs PQexec)",
+         bluetusk="select1_simple/bluetusk", baseline="select1_simple/libpq", metric="time", unit="us",
+         kind="ratio", target=1.0),
+    dict(id="4", key="extended_param", title="One-parameter extended query (vs PQexecParams)",
+         bluetusk="extended_param/bluetusk", baseline="extended_param/libpq", metric="time", unit="us",
+         kind="ratio", target=1.0),
+    dict(id="5", key="rows_10k", title="10,000 rows x 5 text columns (vs PQexec)",
+         bluetusk="rows_10k/bluetusk", baseline="rows_10k/libpq", metric="time", unit="ms",
+         kind="ratio", target=1.0),
+    dict(id="6a", key="pool_checkout", title="Pool checkout + return, target any, idle session, 1 thread",
+         bluetusk="pool_checkout/bluetusk", baseline=None, metric="time", unit="ns",
+         kind="absolute", target=200.0),
+    dict(id="6b", key="pool_contention", title="Pool checkout + return, 8 threads on 4 sessions (time per checkout)",
+         bluetusk="pool_contention/bluetusk", baseline=None, metric="ns_per_checkout", unit="ns",
+         kind=None, target=None,
+         extra=["checkouts_per_second", "wait_median_ns", "wait_p99_ns", "wait_max_ns", "fairness", "thread_share"]),
+    dict(id="7a", key="multihost_sequential", title="3 hosts, first black-holed, Timeout=2: sequential",
+         bluetusk="multihost_sequential/bluetusk", baseline="multihost_sequential/libpq", metric="time", unit="ms",
+         kind=None, target=None),
+    dict(id="7b", key="multihost_random", title="3 hosts, first black-holed, Timeout=2: random (median open)",
+         bluetusk="multihost_random/bluetusk", baseline="multihost_random/libpq", metric="time", unit="ms",
+         kind=None, target=None),
+    dict(id="7c", key="multihost_parallel", title="3 hosts, first black-holed, Timeout=2: parallel (vs 1 healthy host)",
+         bluetusk="multihost_parallel/bluetusk", baseline="connect_plain/bluetusk", reference="multihost_sequential/libpq",
+         metric="time", unit="ms", kind="ratio", target=1.5),
+    dict(id="7d", key="multihost_learned", title="3 hosts, first black-holed: sequential, host state learned",
+         bluetusk="multihost_learned/bluetusk", baseline="multihost_sequential/libpq", metric="time", unit="ms",
+         kind=None, target=None),
+    dict(id="8a", key="throughput_any", title="Pooled SELECT 1, 8 threads, 3 nodes, target any (time per query)",
+         bluetusk="throughput_any/bluetusk", baseline="throughput_any/libpq", metric="ns_per_query", unit="us",
+         kind=None, target=None, extra=["queries_per_second"]),
+    dict(id="8b", key="throughput_prefer_standby", title="Pooled SELECT 1, 8 threads, 3 nodes, prefer-standby",
+         bluetusk="throughput_prefer_standby/bluetusk", baseline="throughput_prefer_standby/libpq",
+         metric="ns_per_query", unit="us", kind=None, target=None, extra=["queries_per_second"]),
+    dict(id="8c", key="throughput_any_noreset", title="Pooled SELECT 1, 8 threads, target any, No Reset On Close",
+         bluetusk="throughput_any_noreset/bluetusk", baseline="throughput_any/libpq", metric="ns_per_query", unit="us",
+         kind=None, target=None, extra=["queries_per_second"]),
+]
+
+NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def family(entry):
+    """"connect_plain/bluetusk" from "connect_plain/bluetusk/iterations:20/repeats:5/real_time"."""
+    parts = entry.get("run_name", entry["name"]).split("/")
+    return "/".join(parts[:2])
+
+
+def collect(benchmarks):
+    """Per benchmark family: the samples of each metric (one per repetition) and errors."""
+    runs = {}
+    for entry in benchmarks:
+        if entry.get("run_type", "iteration") != "iteration":
+            continue
+        run = runs.setdefault(family(entry), {"samples": {}, "errors": []})
+        if entry.get("error_occurred"):
+            run["errors"].append(entry.get("error_message", "error"))
+            continue
+        ns = entry["real_time"] * NS_PER[entry.get("time_unit", "ns")]
+        run["samples"].setdefault("time", []).append(ns)
+        for name, value in entry.items():
+            if isinstance(value, (int, float)) and name not in ("real_time", "cpu_time", "iterations",
+                    "repetitions", "repetition_index", "threads", "family_index", "per_family_instance_index"):
+                run["samples"].setdefault(name, []).append(float(value))
+    return runs
+
+
+def median_of(runs, name, metric):
+    run = runs.get(name)
+    if not run or not run["samples"].get(metric):
+        return None
+    return statistics.median(run["samples"][metric])
+
+
+def to_unit(ns, unit):
+    return None if ns is None else ns / NS_PER[unit]
+
+
+def command_output(args):
+    try:
+        return subprocess.run(args, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine(context):
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    debian = ""
+    try:
+        with open("/etc/debian_version") as f:
+            debian = f.read().strip()
+    except OSError:
+        pass
+    postgres = command_output(["/usr/lib/postgresql/15/bin/postgres", "--version"])
+    poco = command_output(["dpkg-query", "-W", "-f=${Version}", "libpoco-dev"])
+    gbench = command_output(["dpkg-query", "-W", "-f=${Version}", "libbenchmark-dev"])
+    libpq = str(context.get("libpq_version", ""))
+    if re.fullmatch(r"\d{6}", libpq):
+        libpq = "%d.%d" % (int(libpq) // 10000, int(libpq) % 10000)
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "mhz": context.get("mhz_per_cpu"),
+        "os": "Debian " + debian if debian else platform.platform(),
+        "kernel": platform.release(),
+        "postgresql": postgres,
+        "poco": poco,
+        "libpq": libpq,
+        "google_benchmark": gbench,
+        "load_average": context.get("load_avg"),
+        "date": context.get("date"),
+        "cluster": context.get("bluetusk_cluster"),
+    }
+
+
+def evaluate(row, runs):
+    unit = row["unit"]
+    bt_run = runs.get(row["bluetusk"])
+    bt = to_unit(median_of(runs, row["bluetusk"], row["metric"]), unit)
+    base = to_unit(median_of(runs, row["baseline"], row["metric"]), unit) if row["baseline"] else None
+    libpq_name = row.get("reference") or (row["baseline"] if row["baseline"] and row["baseline"].endswith("/libpq") else None)
+    libpq = to_unit(median_of(runs, libpq_name, row["metric"]), unit) if libpq_name else None
+    ratio = bt / base if bt is not None and base else None
+    result = {
+        "id": row["id"],
+        "name": row["key"],
+        "title": row["title"],
+        "unit": unit,
+        "metric": "real time per iteration" if row["metric"] == "time" else row["metric"],
+        "bluetusk_median": bt,
+        "libpq_median": libpq,
+        "baseline": row["baseline"],
+        "baseline_median": base,
+        "ratio": ratio,
+        "repetitions": len(bt_run["samples"].get(row["metric"], [])) if bt_run else 0,
+        "target": None,
+        "pass": None,
+        "status": "info",
+    }
+    if row["kind"] == "ratio":
+        result["target"] = "ratio <= %g x %s" % (row["target"], row["baseline"])
+        result["target_text"] = "<= %g x %s" % (row["target"], "libpq" if row["baseline"].endswith("/libpq") else row["baseline"])
+    elif row["kind"] == "absolute":
+        result["target"] = "median <= %g %s" % (row["target"], unit)
+        result["target_text"] = "<= %g %s" % (row["target"], unit)
+        result["ratio"] = bt / row["target"] if bt is not None else None
+    extra = {}
+    if bt_run:
+        for name in row.get("extra", []):
+            if bt_run["samples"].get(name):
+                extra[name] = statistics.median(bt_run["samples"][name])
+    if extra:
+        result["counters"] = extra
+    errors = (bt_run["errors"] if bt_run else []) + (runs.get(row["baseline"], {}).get("errors", []) if row["baseline"] else [])
+    if errors:
+        result["errors"] = sorted(set(errors))
+    if bt is None or (row["baseline"] and base is None):
+        result["status"] = "error" if errors else "missing"
+        result["pass"] = False if row["kind"] else None
+        return result
+    if row["kind"] == "ratio":
+        result["pass"] = ratio <= row["target"]
+    elif row["kind"] == "absolute":
+        result["pass"] = bt <= row["target"]
+    if result["pass"] is not None:
+        result["status"] = "pass" if result["pass"] else "FAIL"
+    return result
+
+
+def fmt(value):
+    if value is None:
+        return "-"
+    if value >= 100:
+        return "%.0f" % value
+    if value >= 10:
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def table(results):
+    lines = ["| # | benchmark | unit | BlueTusk | libpq | ratio | target | result |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        target = r.get("target_text", "-")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["id"], r["title"], r["unit"], fmt(r["bluetusk_median"]), fmt(r["libpq_median"]),
+            fmt(r["ratio"]), target, r["status"]))
+    notes = []
+    for r in results:
+        if r.get("counters"):
+            notes.append("- %s %s: %s" % (r["id"], r["name"], ", ".join(
+                "%s=%s" % (k, fmt(v)) for k, v in r["counters"].items())))
+        if r["baseline"] and not r["baseline"].endswith("/libpq"):
+            notes.append("- %s %s: ratio against %s (median %s %s)" % (
+                r["id"], r["name"], r["baseline"], fmt(r["baseline_median"]), r["unit"]))
+        for error in r.get("errors", []):
+            notes.append("- %s %s: error: %s" % (r["id"], r["name"], error))
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    check = "--check" in argv
+    markdown = None
+    if "--markdown" in argv:
+        markdown = argv[argv.index("--markdown") + 1]
+        args.remove(markdown)
+    if len(args) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    with open(args[0]) as f:
+        raw = json.load(f)
+    runs = collect(raw.get("benchmarks", []))
+    results = [evaluate(row, runs) for row in ROWS]
+    checked = [r for r in results if r["pass"] is not None]
+    document = {
+        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(raw.get("context", {})),
+        "note": "Medians over repetitions; ratio = BlueTusk / baseline, lower is better; units per row "
+                "(ns, us, ms). Rows with status info have no target in issue 7.",
+        "passed": all(r["pass"] for r in checked),
+        "benchmarks": results,
+    }
+    with open(args[1], "w") as f:
+        json.dump(document, f, indent=2)
+        f.write("\n")
+    text = table(results)
+    if markdown:
+        with open(markdown, "w") as f:
+            f.write(text + "\n")
+    m = document["machine"]
+    print("BlueTusk vs libpq (medians; ratio = BlueTusk / baseline, lower is better)")
+    print("machine: %s x %s, %s, %s, libpq %s, load average %s" % (
+        m["nproc"], m["cpu"], m["os"], m["postgresql"], m["libpq"], m["load_average"]))
+    print(text)
+    failed = [r for r in checked if not r["pass"]]
+    print("\n%d rows with a target: %d pass, %d miss%s" % (
+        len(checked), len(checked) - len(failed), len(failed),
+        (" (" + ", ".join(r["id"] + " " + r["name"] for r in failed) + ")") if failed else ""))
+    if check and failed:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
