@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/Deadline.h"
+#include "BlueTusk/CancellationWatch.h"
 
 namespace BlueTusk {
 
@@ -17,6 +18,25 @@ Deadline::Deadline():
 Deadline::Deadline(const Poco::Timespan& timeout):
 	_timeout(timeout.totalMicroseconds() > 0 ? timeout : Poco::Timespan(0))
 {
+}
+
+
+Deadline::Deadline(const Poco::Timespan& timeout, CancellationWatch* watch):
+	_timeout(timeout.totalMicroseconds() > 0 ? timeout : Poco::Timespan(0)),
+	_watch(watch)
+{
+}
+
+
+CancellationWatch* Deadline::watch() const
+{
+	return _watch;
+}
+
+
+bool Deadline::isCancelled() const
+{
+	return _watch && _watch->isCancelled();
 }
 
 

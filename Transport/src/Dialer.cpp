@@ -6,6 +6,7 @@
 
 #include "BlueTusk/Dialer.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/CancellationWatch.h"
 #include "Poco/Clock.h"
 #include "Poco/Error.h"
 #include "Poco/Logger.h"
@@ -25,8 +26,9 @@ double millisecondsSince(const Poco::Clock& start)
 }
 
 
-void closeQuietly(Poco::Net::StreamSocket& socket)
+void closeQuietly(Poco::Net::StreamSocket& socket, const Deadline& deadline)
 {
+	if (deadline.watch()) deadline.watch()->remove(socket);
 	try
 	{
 		socket.close();
@@ -114,6 +116,7 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 	AddressAttemptList attempts;
 	for (const auto& address: addresses)
 	{
+		if (deadline.isCancelled()) break;
 		AddressAttempt attempt;
 		attempt.address = describe(address);
 		if (deadline.expired())
@@ -140,7 +143,8 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 		}
 		catch (Poco::Exception& exc)
 		{
-			closeQuietly(socket);
+			closeQuietly(socket, deadline);
+			if (deadline.isCancelled()) break;
 			if (!isRetryable(exc)) throw;
 			attempt.outcome = classify(exc);
 			attempt.errorText = errorText(exc, address);
@@ -149,6 +153,8 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 			attempts.push_back(attempt);
 		}
 	}
+	if (deadline.isCancelled())
+		throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
 	throw BlueTuskTransportException(endpoint.toString(), attempts);
 }
 
@@ -161,15 +167,25 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Poco::Ti
 
 Poco::Net::StreamSocket Dialer::connect(const Poco::Net::SocketAddress& address, const Deadline& deadline)
 {
-	Poco::Net::StreamSocket socket;
-	if (deadline.isUnlimited())
-		socket.connect(address);
-	else if (deadline.expired())
-		throw Poco::TimeoutException("the connect timeout had run out before connecting");
-	else
-		socket.connect(address, deadline.socketTimeout());
-	if (address.family() != Poco::Net::SocketAddress::UNIX_LOCAL)
-		socket.setNoDelay(true);
+	if (deadline.expired()) throw Poco::TimeoutException("the connect timeout had run out before connecting");
+	if (deadline.isCancelled()) throw Poco::Net::NetException("connection attempt cancelled");
+	Poco::Net::StreamSocket socket(address.family());
+	CancellationWatch* watch = deadline.watch();
+	if (watch) watch->add(socket);
+	try
+	{
+		if (deadline.isUnlimited())
+			socket.connect(address);
+		else
+			socket.connect(address, deadline.socketTimeout());
+		if (address.family() != Poco::Net::SocketAddress::UNIX_LOCAL)
+			socket.setNoDelay(true);
+	}
+	catch (...)
+	{
+		closeQuietly(socket, deadline);
+		throw;
+	}
 	return socket;
 }
 

@@ -3,16 +3,45 @@
 //
 // Library: BlueTusk/Transport
 //
-// (First version: the interface compiles; the protocol lands in the next commits.)
+// Queries, notices, cancel, command timeout and broken-session detection of a ProtocolSession.
+// The session start (TLS, StartupMessage, authentication) is in SessionStartup.cpp.
 //
 
 #include "BlueTusk/ProtocolSession.h"
-#include "Poco/Exception.h"
+#include "BlueTusk/CancellationWatch.h"
+#include "BlueTusk/Dialer.h"
+#include "Poco/Logger.h"
+#include "Poco/NumberFormatter.h"
+#include "Poco/Net/NetException.h"
+#include <algorithm>
 
 namespace BlueTusk {
 
+namespace {
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Transport");
+	return instance;
+}
+
+
+std::string milliseconds(const Poco::Timespan& span)
+{
+	return Poco::NumberFormatter::format(span.totalMilliseconds()) + " ms";
+}
+
+
+const Poco::Timespan MIN_CANCEL_GRACE(1, 0);
+const Poco::Timespan MAX_CANCEL_GRACE(10, 0);
+const Poco::Timespan CANCEL_CONNECT_TIMEOUT(10, 0);
+
+} // namespace
+
+
 ProtocolSession::ProtocolSession(const BlueTuskHostEndpoint& endpoint):
-	_endpoint(endpoint)
+	_endpoint(endpoint),
+	_reader(MessageReader::STARTUP_MAX_LENGTH, MessageReader::DEFAULT_MAX_SHORT_LENGTH)
 {
 }
 
@@ -23,35 +52,550 @@ ProtocolSession::~ProtocolSession()
 }
 
 
-void ProtocolSession::startup(Poco::Net::StreamSocket&, const Poco::Net::SocketAddress& address, const ConnectionSettings&, const Deadline&)
+const BlueTuskHostEndpoint& ProtocolSession::endpoint() const
 {
-	_address = address;
-	throw Poco::NotImplementedException("ProtocolSession::startup");
+	return _endpoint;
 }
 
 
-const BlueTuskHostEndpoint& ProtocolSession::endpoint() const { return _endpoint; }
-std::string ProtocolSession::connectedAddress() const { return _address.toString(); }
-ServerRole ProtocolSession::role() const { return _role; }
-ServerRole ProtocolSession::probeRole(bool) { throw Poco::NotImplementedException("probeRole"); }
-bool ProtocolSession::isBroken() const { return _broken; }
-TransactionStatus ProtocolSession::transactionStatus() const { return _transactionStatus; }
-void ProtocolSession::reset(bool) { throw Poco::NotImplementedException("reset"); }
-void ProtocolSession::close() { _closed = true; _broken = true; }
-std::vector<QueryResult> ProtocolSession::executeSimple(const std::string&) { throw Poco::NotImplementedException("executeSimple"); }
-QueryResult ProtocolSession::execute(const std::string&, const std::vector<FieldValue>&) { throw Poco::NotImplementedException("execute"); }
-void ProtocolSession::cancel() {}
-std::string ProtocolSession::parameterStatus(const std::string& name) const { auto it = _parameters.find(name); return it == _parameters.end() ? std::string() : it->second; }
-Poco::Timestamp ProtocolSession::createdAt() const { return _createdAt; }
-const std::map<std::string, std::string>& ProtocolSession::parameterStatuses() const { return _parameters; }
-void ProtocolSession::setNoticeHandler(const NoticeHandler& handler) { _noticeHandler = handler; }
-void ProtocolSession::setCommandTimeout(const Poco::Timespan& timeout) { _commandTimeout = timeout; }
-Poco::Timespan ProtocolSession::commandTimeout() const { return _commandTimeout; }
-bool ProtocolSession::isTls() const { return _tls; }
-const std::string& ProtocolSession::authenticationMethod() const { return _authenticationMethod; }
-Poco::Int32 ProtocolSession::backendProcessId() const { return _processId; }
-const AddressAttemptList& ProtocolSession::addressAttempts() const { return _attempts; }
-void ProtocolSession::setAddressAttempts(const AddressAttemptList& attempts) { _attempts = attempts; }
-void ProtocolSession::markBroken() { _broken = true; }
+std::string ProtocolSession::connectedAddress() const
+{
+	return Dialer::describe(_address);
+}
+
+
+ServerRole ProtocolSession::role() const
+{
+	return _role;
+}
+
+
+ServerRole ProtocolSession::probeRole(bool force)
+{
+	if (!force)
+	{
+		ServerRole fromParameters = roleFromParameters();
+		if (fromParameters != ServerRole::Unknown)
+		{
+			_role = fromParameters;
+			return _role;
+		}
+	}
+	std::vector<QueryResult> results = executeSimple("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
+	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 2 ||
+		!results[0].rows[0][0] || !results[0].rows[0][1])
+	{
+		markBroken();
+		throw BlueTuskProtocolException("unexpected answer to the role probe from " + where());
+	}
+	const std::string& inRecovery = *results[0].rows[0][0];
+	const std::string& readOnly = *results[0].rows[0][1];
+	if (inRecovery == "t") _role = ServerRole::Standby;
+	else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
+	else _role = ServerRole::Primary;
+	return _role;
+}
+
+
+ServerRole ProtocolSession::roleFromParameters() const
+{
+	auto hotStandby = _parameters.find("in_hot_standby");
+	auto readOnly = _parameters.find("default_transaction_read_only");
+	if (hotStandby == _parameters.end() || readOnly == _parameters.end()) return ServerRole::Unknown;
+	if (hotStandby->second == "on") return ServerRole::Standby;
+	if (readOnly->second == "on") return ServerRole::PrimaryReadOnly;
+	return ServerRole::Primary;
+}
+
+
+bool ProtocolSession::isBroken() const
+{
+	return _broken;
+}
+
+
+TransactionStatus ProtocolSession::transactionStatus() const
+{
+	return _transactionStatus;
+}
+
+
+void ProtocolSession::reset(bool discardAll)
+{
+	try
+	{
+		if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
+		if (discardAll) executeSimple("DISCARD ALL");
+	}
+	catch (...)
+	{
+		markBroken();
+		throw;
+	}
+}
+
+
+void ProtocolSession::close()
+{
+	if (_closed) return;
+	_closed = true;
+	const bool wasBroken = _broken.exchange(true);
+	if (!wasBroken && _ready)
+	{
+		try
+		{
+			_writer.clear();
+			_writer.terminate();
+			_socket.setSendTimeout(Poco::Timespan(1, 0));
+			_writer.send(_socket);
+		}
+		catch (...)
+		{
+		}
+	}
+	closeSocket();
+}
+
+
+std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
+{
+	ensureUsable();
+	try
+	{
+		_writer.query(sql);
+	}
+	catch (...)
+	{
+		_writer.clear();
+		throw;
+	}
+	return runCycle();
+}
+
+
+QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<FieldValue>& parameters)
+{
+	ensureUsable();
+	try
+	{
+		_writer.parse(std::string(), sql);
+		_writer.bind(std::string(), std::string(), parameters);
+		_writer.describePortal(std::string());
+		_writer.execute(std::string(), 0);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		_writer.clear();
+		throw;
+	}
+	std::vector<QueryResult> results = runCycle();
+	if (results.empty()) return QueryResult();
+	return std::move(results.front());
+}
+
+
+void ProtocolSession::cancel()
+{
+	Poco::Net::SocketAddress address;
+	Poco::Int32 processId = 0;
+	Poco::Int32 secretKey = 0;
+	{
+		Poco::FastMutex::ScopedLock lock(_cancelMutex);
+		if (!_ready || (_processId == 0 && _secretKey == 0)) return;
+		address = _address;
+		processId = _processId;
+		secretKey = _secretKey;
+	}
+	try
+	{
+		Deadline deadline(CANCEL_CONNECT_TIMEOUT);
+		Poco::Net::StreamSocket socket = Dialer::connect(address, deadline);
+		socket.setSendTimeout(deadline.socketTimeout());
+		socket.setReceiveTimeout(deadline.socketTimeout());
+		MessageWriter writer;
+		writer.cancelRequest(processId, secretKey);
+		writer.send(socket);
+		// The server closes the connection once it has processed the request (libpq waits for this too).
+		char byte;
+		try
+		{
+			socket.receiveBytes(&byte, 1);
+		}
+		catch (Poco::Exception&)
+		{
+		}
+		socket.close();
+	}
+	catch (Poco::Exception& exc)
+	{
+		throw BlueTuskException("could not send a CancelRequest to " + where() + ": " + Dialer::errorText(exc, address));
+	}
+}
+
+
+std::string ProtocolSession::parameterStatus(const std::string& name) const
+{
+	auto it = _parameters.find(name);
+	return it == _parameters.end() ? std::string() : it->second;
+}
+
+
+Poco::Timestamp ProtocolSession::createdAt() const
+{
+	return _createdAt;
+}
+
+
+const std::map<std::string, std::string>& ProtocolSession::parameterStatuses() const
+{
+	return _parameters;
+}
+
+
+void ProtocolSession::setNoticeHandler(const NoticeHandler& handler)
+{
+	_noticeHandler = handler;
+}
+
+
+void ProtocolSession::setCommandTimeout(const Poco::Timespan& timeout)
+{
+	_commandTimeout = timeout.totalMicroseconds() > 0 ? timeout : Poco::Timespan(0);
+}
+
+
+Poco::Timespan ProtocolSession::commandTimeout() const
+{
+	return _commandTimeout;
+}
+
+
+bool ProtocolSession::isTls() const
+{
+	return _tls;
+}
+
+
+const std::string& ProtocolSession::authenticationMethod() const
+{
+	return _authenticationMethod;
+}
+
+
+Poco::Int32 ProtocolSession::backendProcessId() const
+{
+	return _processId;
+}
+
+
+const AddressAttemptList& ProtocolSession::addressAttempts() const
+{
+	return _attempts;
+}
+
+
+void ProtocolSession::setAddressAttempts(const AddressAttemptList& attempts)
+{
+	_attempts = attempts;
+}
+
+
+void ProtocolSession::markBroken()
+{
+	_broken = true;
+}
+
+
+//
+// Internals
+//
+
+
+std::string ProtocolSession::where() const
+{
+	return _endpoint.toString() + " (" + Dialer::describe(_address) + ")";
+}
+
+
+void ProtocolSession::ensureUsable()
+{
+	if (_closed) throw BlueTuskSessionBrokenException("the session to " + where() + " is closed", AddressAttempt::CLOSED);
+	if (_broken) throw BlueTuskSessionBrokenException("the session to " + where() + " is broken and cannot be used", AddressAttempt::CLOSED);
+}
+
+
+void ProtocolSession::closeSocket()
+{
+	if (_deadline && _deadline->watch()) _deadline->watch()->remove(_socket);
+	try
+	{
+		_socket.close();
+	}
+	catch (...)
+	{
+	}
+}
+
+
+void ProtocolSession::setReceiveTimeout(const Poco::Timespan& timeout)
+{
+	if (_receiveTimeoutSet && _receiveTimeout == timeout) return;
+	_socket.setReceiveTimeout(timeout);
+	_receiveTimeout = timeout;
+	_receiveTimeoutSet = true;
+}
+
+
+void ProtocolSession::handleReady(const BackendMessage& message)
+{
+	switch (message.readyForQuery())
+	{
+	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;
+	case 'E': _transactionStatus = TransactionStatus::Failed; break;
+	default:  _transactionStatus = TransactionStatus::Idle; break;
+	}
+}
+
+
+bool ProtocolSession::handleAsync(const BackendMessage& message)
+{
+	switch (message.type)
+	{
+	case 'S':
+		{
+			std::pair<std::string, std::string> parameter = message.parameterStatus();
+			_parameters[parameter.first] = parameter.second;
+			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
+			{
+				ServerRole role = roleFromParameters();
+				if (role != ServerRole::Unknown) _role = role;
+			}
+		}
+		return true;
+	case 'N':
+		{
+			BlueTuskServerException::Fields notice = message.errorFields();
+			if (_noticeHandler)
+			{
+				try
+				{
+					_noticeHandler(notice);
+				}
+				catch (...)
+				{
+					logger().warning("the notice handler threw an exception; ignored");
+				}
+			}
+			else
+			{
+				std::string text = _endpoint.toString() + ": " + notice.severity + ": " + notice.message;
+				if (!notice.sqlState.empty()) text += " (SQLSTATE " + notice.sqlState + ")";
+				if (!notice.detail.empty()) text += "; DETAIL: " + notice.detail;
+				if (!notice.hint.empty()) text += "; HINT: " + notice.hint;
+				if (notice.severity == "WARNING") logger().warning(text);
+				else logger().information(text);
+			}
+		}
+		return true;
+	case 'A':
+		if (logger().debug()) logger().debug("%s: asynchronous notification ignored", _endpoint.toString());
+		return true;
+	default:
+		return false;
+	}
+}
+
+
+BackendMessage ProtocolSession::receiveInCycle()
+{
+	for (;;)
+	{
+		try
+		{
+			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
+			return _reader.receive(_socket);
+		}
+		catch (Poco::TimeoutException&)
+		{
+			if (_deadline || _commandTimeout.totalMicroseconds() == 0)
+			{
+				markBroken();
+				closeSocket();
+				throw;
+			}
+			if (_cancelSentForTimeout)
+			{
+				markBroken();
+				closeSocket();
+				throw BlueTuskSessionBrokenException("no answer from " + where() + " after the CancelRequest sent when the command timeout of " +
+					milliseconds(_commandTimeout) + " ran out; the session is broken", AddressAttempt::TIMED_OUT);
+			}
+			_cancelSentForTimeout = true;
+			try
+			{
+				cancel();
+			}
+			catch (Poco::Exception& exc)
+			{
+				logger().warning("command timeout on %s: %s", where(), exc.displayText());
+			}
+			setReceiveTimeout(std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE));
+		}
+		catch (BlueTuskProtocolException&)
+		{
+			markBroken();
+			closeSocket();
+			throw;
+		}
+		catch (BlueTuskSessionBrokenException& exc)
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + exc.message(), exc.code());
+		}
+		catch (Poco::Exception& exc)
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		}
+	}
+}
+
+
+std::vector<QueryResult> ProtocolSession::runCycle()
+{
+	_cancelSentForTimeout = false;
+	try
+	{
+		if (!_deadline)
+		{
+			setReceiveTimeout(_commandTimeout);
+			_socket.setSendTimeout(_commandTimeout);
+		}
+		else
+		{
+			_socket.setSendTimeout(_deadline->socketTimeout());
+		}
+		_writer.send(_socket);
+	}
+	catch (Poco::Exception& exc)
+	{
+		_writer.clear();
+		markBroken();
+		closeSocket();
+		if (_deadline) throw;
+		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+	}
+
+	std::vector<QueryResult> results;
+	bool open = false;      // a RowDescription started a result set
+	bool copyOut = false;   // discarding a COPY TO STDOUT
+	std::unique_ptr<BlueTuskServerException> error;
+	for (;;)
+	{
+		BackendMessage message = receiveInCycle();
+		try
+		{
+			switch (message.type)
+			{
+			case 'T':
+				results.emplace_back();
+				results.back().columns = message.rowDescription();
+				open = true;
+				break;
+			case 'D':
+				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
+				results.back().rows.push_back(message.dataRow(results.back().columns.size()));
+				break;
+			case 'C':
+				if (!open) results.emplace_back();
+				results.back().commandTag = message.commandComplete();
+				open = false;
+				copyOut = false;
+				break;
+			case 'I': // EmptyQueryResponse
+			case 's': // PortalSuspended
+				open = false;
+				break;
+			case '1': // ParseComplete
+			case '2': // BindComplete
+			case '3': // CloseComplete
+			case 'n': // NoData
+			case 't': // ParameterDescription
+				break;
+			case 'E':
+				{
+					BlueTuskServerException::Fields fields = message.errorFields();
+					if (fields.severity == "FATAL" || fields.severity == "PANIC")
+					{
+						markBroken();
+						closeSocket();
+						throw BlueTuskServerException(fields, false);
+					}
+					if (!error) error.reset(new BlueTuskServerException(fields, true));
+					open = false;
+				}
+				break;
+			case 'G': // CopyInResponse: refuse, the server then reports an error
+				_writer.begin('f');
+				_writer.putCString("COPY FROM STDIN is not supported by BlueTusk");
+				_writer.end();
+				_writer.send(_socket);
+				break;
+			case 'H': // CopyOutResponse: discard the data, report an error at the end
+				copyOut = true;
+				if (!error)
+				{
+					BlueTuskServerException::Fields fields;
+					fields.severity = "ERROR";
+					fields.sqlState = "0A000";
+					fields.message = "COPY TO STDOUT is not supported by BlueTusk; the data was discarded";
+					error.reset(new BlueTuskServerException(fields, true));
+				}
+				break;
+			case 'd':
+			case 'c':
+				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
+				break;
+			case 'Z':
+				handleReady(message);
+				if (error)
+				{
+					if (_cancelSentForTimeout && error->sqlState() == "57014")
+					{
+						BlueTuskServerException::Fields fields = error->fields();
+						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
+						throw BlueTuskServerException(fields, true);
+					}
+					error->rethrow();
+				}
+				return results;
+			default:
+				if (!handleAsync(message))
+					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");
+				break;
+			}
+		}
+		catch (BlueTuskProtocolException&)
+		{
+			markBroken();
+			closeSocket();
+			throw;
+		}
+		catch (BlueTuskServerException&)
+		{
+			throw;
+		}
+		catch (Poco::Exception& exc)
+		{
+			markBroken();
+			closeSocket();
+			if (_deadline) throw;
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		}
+	}
+}
 
 } // namespace BlueTusk

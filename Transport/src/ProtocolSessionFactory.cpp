@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/ProtocolSessionFactory.h"
+#include "BlueTusk/CancellationWatch.h"
 
 namespace BlueTusk {
 
@@ -27,6 +28,28 @@ ProtocolSessionFactory::~ProtocolSessionFactory()
 Session::Ptr ProtocolSessionFactory::open(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings)
 {
 	return openSession(endpoint, settings);
+}
+
+
+Session::Ptr ProtocolSessionFactory::openCancellable(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const OpenCancellation& cancellation)
+{
+	const std::string cancelled = "connection attempt to " + endpoint.toString() + " cancelled";
+	if (cancellation.isCancelled()) throw BlueTuskTransportException(cancelled);
+	CancellationWatch watch(cancellation);
+	Deadline deadline(settings.connectTimeout, &watch);
+	try
+	{
+		return openSession(endpoint, settings, deadline);
+	}
+	catch (BlueTuskTransportException&)
+	{
+		throw;
+	}
+	catch (Poco::Exception&)
+	{
+		if (watch.isCancelled()) throw BlueTuskTransportException(cancelled);
+		throw;
+	}
 }
 
 

@@ -15,11 +15,15 @@
 
 namespace BlueTusk {
 
+class CancellationWatch;
+
+
 class BlueTusk_Transport_API Deadline
 	/// The single deadline of one host connection attempt (DESIGN.md section 3: resolving, every address,
 	/// TLS, startup, authentication and the role probe share Timeout). Measured on the monotonic
 	/// Poco::Clock. A zero timeout means "no deadline". Value type; immutable after construction, so
-	/// thread-safe to share.
+	/// thread-safe to share. It may carry the CancellationWatch of a cancellable open, with which the
+	/// Dialer and ProtocolSession register the sockets they open.
 {
 public:
 	Deadline();
@@ -27,6 +31,9 @@ public:
 
 	explicit Deadline(const Poco::Timespan& timeout);
 		/// Expires timeout after now; a zero (or negative) timeout means unlimited.
+
+	Deadline(const Poco::Timespan& timeout, CancellationWatch* watch);
+		/// As above, for an open that watch may cancel (the watch must outlive the deadline's use).
 
 	bool isUnlimited() const;
 
@@ -47,9 +54,16 @@ public:
 	Poco::Timespan elapsed() const;
 		/// Time since the deadline was created.
 
+	CancellationWatch* watch() const;
+		/// The cancellation watch, or null.
+
+	bool isCancelled() const;
+		/// True when a watch is attached and the open was cancelled.
+
 private:
 	Poco::Clock _start;
 	Poco::Timespan _timeout;
+	CancellationWatch* _watch = nullptr;
 };
 
 } // namespace BlueTusk

@@ -16,6 +16,7 @@
 #include "BlueTusk/MessageReader.h"
 #include "BlueTusk/MessageWriter.h"
 #include "BlueTusk/NoticeHandler.h"
+#include "BlueTusk/ScramClient.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Mutex.h"
 #include "Poco/Net/SocketAddress.h"
@@ -123,21 +124,23 @@ private:
 	ProtocolSession(const ProtocolSession&) = delete;
 	ProtocolSession& operator = (const ProtocolSession&) = delete;
 
-	void negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, const Deadline& deadline, bool useTls);
-	bool requestTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, const Deadline& deadline);
-	void authenticate(const ConnectionSettings& settings, const Deadline& deadline, const BackendMessage& first);
-	std::string passwordFor(const ConnectionSettings& settings) const;
-	BackendMessage receive();
-	void send();
-	void handleAsync(const BackendMessage& message);
+	// SessionStartup.cpp
+	void negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls);
+	void reconnect(Poco::Net::StreamSocket& socket);
+	void authenticate(const BackendMessage& message, const ConnectionSettings& settings);
+	[[noreturn]] void startupError(const BackendMessage& message);
+	std::string password(const ConnectionSettings& settings, const std::string& method) const;
+
+	// ProtocolSession.cpp
+	std::string where() const;
+	void ensureUsable();
+	void closeSocket();
+	void setReceiveTimeout(const Poco::Timespan& timeout);
 	void handleReady(const BackendMessage& message);
-	[[noreturn]] void failIo(const Poco::Exception& exc);
-	[[noreturn]] void failProtocol(const std::string& text);
-	QueryResult readResultSet(const BackendMessage& first, std::vector<QueryResult>* results);
-	void waitReady(std::unique_ptr<BlueTuskServerException>& error);
-	void applyReceiveTimeout();
-	void onCommandTimeout();
-	std::vector<QueryResult> runQueryCycle(bool extended);
+	bool handleAsync(const BackendMessage& message);
+	BackendMessage receiveInCycle();
+	std::vector<QueryResult> runCycle();
+	ServerRole roleFromParameters() const;
 
 	BlueTuskHostEndpoint _endpoint;
 	Poco::Net::StreamSocket _socket;
@@ -151,13 +154,22 @@ private:
 	ServerRole _role = ServerRole::Unknown;
 	std::atomic<bool> _broken{true};
 	bool _closed = false;
-	bool _tls = false;
 	bool _ready = false;
+	bool _tls = false;
+	bool _tlsHandshakeFailed = false;
+	std::string _channelBinding;
+	std::unique_ptr<ScramClient> _scram;
+	bool _scramVerified = false;
 	std::string _authenticationMethod;
+	std::string _username;
+	std::string _phase = "connect";
+	const Deadline* _deadline = nullptr;
 	Poco::Timestamp _createdAt;
 	NoticeHandler _noticeHandler;
 	Poco::Timespan _commandTimeout;
-	bool _timedOut = false;
+	Poco::Timespan _receiveTimeout;
+	bool _receiveTimeoutSet = false;
+	bool _cancelSentForTimeout = false;
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
 };

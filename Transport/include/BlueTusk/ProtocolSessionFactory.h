@@ -49,6 +49,12 @@ public:
 		/// BlueTuskAuthenticationException, BlueTuskServerException (e.g. 57P03 during startup) or
 		/// BlueTuskProtocolException.
 
+	Session::Ptr openCancellable(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const OpenCancellation& cancellation);
+		/// As open(), but once cancellation.cancel() is called the open gives up within a few
+		/// milliseconds (a CancellationWatch shuts its sockets down; no thread or socket outlives the
+		/// call) and throws BlueTuskTransportException "connection attempt to <endpoint> cancelled".
+		/// A session that completed before the cancellation was seen is returned normally.
+
 	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings) const;
 		/// As open(), with the concrete type (TLS state, authentication method, parameter statuses).
 

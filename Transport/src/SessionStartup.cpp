@@ -1,0 +1,388 @@
+//
+// SessionStartup.cpp
+//
+// Library: BlueTusk/Transport
+//
+// The start of a ProtocolSession: SSL Mode handling, StartupMessage, authentication, until the first
+// ReadyForQuery (PostgreSQL docs 55.2.1 "Start-up", 55.2.10 "SSL Session Encryption", 55.3 "SASL").
+//
+
+#include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/CancellationWatch.h"
+#include "BlueTusk/Dialer.h"
+#include "BlueTusk/Md5Password.h"
+#include "BlueTusk/PasswordFile.h"
+#include "BlueTusk/ScramClient.h"
+#include "BlueTusk/TlsUpgrade.h"
+#include "Poco/Logger.h"
+#include "Poco/NumberFormatter.h"
+#include "Poco/Net/NetException.h"
+#include "Poco/Net/SSLException.h"
+#include <algorithm>
+#include <openssl/crypto.h>
+
+namespace BlueTusk {
+
+namespace {
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Transport");
+	return instance;
+}
+
+
+void wipe(std::string& secret)
+{
+	if (!secret.empty()) OPENSSL_cleanse(&secret[0], secret.size());
+	secret.clear();
+}
+
+
+class DeadlineScope
+	/// Points the session at the startup deadline for the duration of startup().
+{
+public:
+	DeadlineScope(const Deadline*& slot, const Deadline& deadline): _slot(slot)
+	{
+		_slot = &deadline;
+	}
+
+	~DeadlineScope()
+	{
+		_slot = nullptr;
+	}
+
+private:
+	const Deadline*& _slot;
+};
+
+
+std::string authenticationName(Poco::Int32 code)
+{
+	switch (code)
+	{
+	case 2: return "Kerberos V5";
+	case 6: return "SCM credentials";
+	case 7: return "GSSAPI";
+	case 8: return "GSSAPI";
+	case 9: return "SSPI";
+	default: return "request code " + std::to_string(code);
+	}
+}
+
+} // namespace
+
+
+void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::SocketAddress& address, const ConnectionSettings& settings, const Deadline& deadline)
+{
+	DeadlineScope scope(_deadline, deadline);
+	{
+		Poco::FastMutex::ScopedLock lock(_cancelMutex);
+		_address = address;
+	}
+	_commandTimeout = settings.commandTimeout.totalMicroseconds() > 0 ? settings.commandTimeout : Poco::Timespan(0);
+	// TLS is not used over Unix-domain sockets (as libpq: the server does not offer it there).
+	const bool unixSocket = address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;
+	const SslMode mode = unixSocket ? SslMode::Disable : settings.sslMode;
+	try
+	{
+		switch (mode)
+		{
+		case SslMode::Disable:
+			negotiate(socket, settings, mode, false);
+			break;
+		case SslMode::Allow:
+			try
+			{
+				negotiate(socket, settings, mode, false);
+			}
+			catch (BlueTuskAuthenticationException& exc)
+			{
+				const BlueTuskServerException* server = dynamic_cast<const BlueTuskServerException*>(exc.nested());
+				if (!server || server->sqlState() != "28000") throw;
+				logger().debug("%s: the server rejected a session without TLS (SSL Mode=allow); retrying with TLS", where());
+				reconnect(socket);
+				negotiate(socket, settings, mode, true);
+			}
+			break;
+		case SslMode::Prefer:
+			try
+			{
+				negotiate(socket, settings, mode, true);
+			}
+			catch (Poco::Net::SSLException& exc)
+			{
+				if (!_tlsHandshakeFailed) throw;
+				logger().debug("%s: TLS handshake failed (%s); retrying without TLS (SSL Mode=prefer)", where(), exc.displayText());
+				reconnect(socket);
+				negotiate(socket, settings, mode, false);
+			}
+			break;
+		default:
+			negotiate(socket, settings, mode, true);
+			break;
+		}
+		if (settings.targetSessionAttributes != TargetSessionAttributes::Any) probeRole(false);
+		// Leave the cancellation watch: from here on the socket belongs to the session alone.
+		if (deadline.watch() && deadline.watch()->remove(_socket))
+			throw Poco::Net::NetException("connection attempt cancelled");
+	}
+	catch (Poco::TimeoutException&)
+	{
+		_broken = true;
+		throw Poco::TimeoutException("no answer within the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) +
+			" ms (during " + _phase + ")");
+	}
+	catch (...)
+	{
+		_broken = true;
+		throw;
+	}
+	_reader.setMaxLength(MessageReader::DEFAULT_MAX_LENGTH);
+	_createdAt.update();
+	_receiveTimeoutSet = false;
+}
+
+
+void ProtocolSession::reconnect(Poco::Net::StreamSocket& socket)
+{
+	if (_deadline->watch()) _deadline->watch()->remove(socket);
+	try
+	{
+		socket.close();
+	}
+	catch (...)
+	{
+	}
+	_phase = "reconnect";
+	socket = Dialer::connect(_address, *_deadline);
+}
+
+
+void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls)
+{
+	_socket = socket;
+	_reader.clear();
+	_writer.clear();
+	_parameters.clear();
+	_tls = false;
+	_tlsHandshakeFailed = false;
+	_ready = false;
+	_broken = true;
+	_receiveTimeoutSet = false;
+	_authenticationMethod = "trust";
+	_channelBinding.clear();
+	_scram.reset();
+	_scramVerified = false;
+	{
+		Poco::FastMutex::ScopedLock lock(_cancelMutex);
+		_processId = 0;
+		_secretKey = 0;
+	}
+	const Deadline& deadline = *_deadline;
+	_socket.setSendTimeout(deadline.socketTimeout());
+	if (tls)
+	{
+		_phase = "TLS negotiation";
+		_writer.sslRequest();
+		_writer.send(_socket);
+		setReceiveTimeout(deadline.socketTimeout());
+		const char answer = _reader.receiveByte(_socket);
+		if (answer == 'S')
+		{
+			_phase = "TLS handshake";
+			Poco::Net::SecureStreamSocket secure;
+			try
+			{
+				secure = TlsUpgrade::handshake(_socket, _endpoint, mode, settings.rootCertificate, deadline);
+			}
+			catch (Poco::Net::SSLException&)
+			{
+				_tlsHandshakeFailed = true;
+				throw;
+			}
+			if (deadline.watch()) deadline.watch()->add(secure);
+			_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
+			socket = secure;
+			_socket = socket;
+			_receiveTimeoutSet = false;
+			_tls = true;
+		}
+		else if (answer == 'N')
+		{
+			if (mode != SslMode::Prefer)
+			{
+				throw Poco::Net::SSLException("the server refused TLS (it answered 'N' to SSLRequest), but SSL Mode=" + toString(mode) +
+					" requires it; turn ssl on in the server or use SSL Mode=prefer or disable");
+			}
+		}
+		else if (answer == 'E')
+		{
+			throw BlueTuskProtocolException("the server answered SSLRequest with an error message (it does not speak protocol 3.0)");
+		}
+		else
+		{
+			throw BlueTuskProtocolException("invalid answer to SSLRequest from the server");
+		}
+	}
+
+	_phase = "startup";
+	std::vector<std::pair<std::string, std::string>> parameters;
+	parameters.emplace_back("user", settings.username);
+	parameters.emplace_back("database", settings.database.empty() ? settings.username : settings.database);
+	if (!settings.applicationName.empty()) parameters.emplace_back("application_name", settings.applicationName);
+	parameters.emplace_back("client_encoding", "UTF8");
+	_writer.startupMessage(parameters);
+	_socket.setSendTimeout(deadline.socketTimeout());
+	_writer.send(_socket);
+
+	for (;;)
+	{
+		setReceiveTimeout(deadline.socketTimeout());
+		BackendMessage message = _reader.receive(_socket);
+		switch (message.type)
+		{
+		case 'R':
+			authenticate(message, settings);
+			break;
+		case 'E':
+			startupError(message);
+			break;
+		case 'K':
+			{
+				std::pair<Poco::Int32, Poco::Int32> key = message.backendKeyData();
+				Poco::FastMutex::ScopedLock lock(_cancelMutex);
+				_processId = key.first;
+				_secretKey = key.second;
+			}
+			break;
+		case 'v':
+			// NegotiateProtocolVersion: the server speaks an older minor version or ignores options we did not
+			// send; nothing to adapt for protocol 3.0 without _pq_ options.
+			break;
+		case 'Z':
+			if (_scram && !_scramVerified)
+				throw BlueTuskAuthenticationException("the server ended SCRAM authentication without proving it knows the password");
+			handleReady(message);
+			{
+				Poco::FastMutex::ScopedLock lock(_cancelMutex);
+				_ready = true;
+			}
+			_broken = false;
+			_scram.reset();
+			_phase = "role probe";
+			return;
+		default:
+			if (!handleAsync(message))
+				throw BlueTuskProtocolException("unexpected " + message.typeName() + " from the server during " + _phase);
+			break;
+		}
+	}
+}
+
+
+void ProtocolSession::startupError(const BackendMessage& message)
+{
+	BlueTuskServerException::Fields fields = message.errorFields();
+	BlueTuskServerException error(fields, false);
+	_broken = true;
+	if (fields.sqlState.compare(0, 2, "28") == 0)
+		throw BlueTuskAuthenticationException("the server rejected the session for user \"" + _username + "\" at " + where() + ": " + error.message(), error);
+	if (fields.sqlState.empty() && _phase == "authentication")
+		throw BlueTuskAuthenticationException("authentication failed at " + where() + ": " + error.message(), error);
+	throw error;
+}
+
+
+std::string ProtocolSession::password(const ConnectionSettings& settings, const std::string& method) const
+{
+	if (!settings.password.empty()) return settings.password;
+	std::optional<std::string> fromFile = PasswordFile::passwordFor(_endpoint, settings);
+	if (fromFile) return *fromFile;
+	const std::string file = PasswordFile::pathFor(settings);
+	throw BlueTuskAuthenticationException("the server at " + where() + " asked for a password (" + method +
+		" authentication) but none was given: set Password, or add a line for this host, port, database and user to the password file" +
+		(file.empty() ? std::string() : " \"" + file + "\""));
+}
+
+
+void ProtocolSession::authenticate(const BackendMessage& message, const ConnectionSettings& settings)
+{
+	_phase = "authentication";
+	_username = settings.username;
+	const Poco::Int32 code = message.authenticationCode();
+	switch (code)
+	{
+	case 0: // AuthenticationOk
+		if (_scram && !_scramVerified)
+			throw BlueTuskAuthenticationException("the server ended SCRAM authentication without proving it knows the password");
+		_phase = "startup";
+		return;
+	case 3: // AuthenticationCleartextPassword
+		{
+			_authenticationMethod = "cleartext";
+			std::string secret = password(settings, "cleartext password");
+			_writer.passwordMessage(secret);
+			wipe(secret);
+		}
+		break;
+	case 5: // AuthenticationMD5Password
+		{
+			_authenticationMethod = "MD5";
+			std::string salt = message.authenticationData();
+			if (salt.size() != 4) throw BlueTuskProtocolException("malformed AuthenticationMD5Password from the server");
+			std::string secret = password(settings, "MD5");
+			std::string response = Md5Password::response(settings.username, secret, salt);
+			_writer.passwordMessage(response);
+			wipe(secret);
+			wipe(response);
+		}
+		break;
+	case 10: // AuthenticationSASL
+		{
+			if (_scram) throw BlueTuskProtocolException("the server restarted SASL authentication");
+			const std::vector<std::string> mechanisms = message.saslMechanisms();
+			const bool offersPlain = std::find(mechanisms.begin(), mechanisms.end(), "SCRAM-SHA-256") != mechanisms.end();
+			const bool offersPlus = std::find(mechanisms.begin(), mechanisms.end(), "SCRAM-SHA-256-PLUS") != mechanisms.end();
+			ScramClient::ChannelBinding binding;
+			if (_tls && offersPlus && !_channelBinding.empty()) binding = ScramClient::TLS_SERVER_END_POINT;
+			else if (offersPlain) binding = (_tls && !offersPlus && !_channelBinding.empty()) ? ScramClient::SUPPORTED : ScramClient::NONE;
+			else
+			{
+				std::string offered;
+				for (const auto& name: mechanisms) offered += (offered.empty() ? "" : ", ") + name;
+				throw BlueTuskAuthenticationException("the server at " + where() + " offers only the SASL mechanisms " + offered +
+					", which BlueTusk does not support (it supports SCRAM-SHA-256 and, over TLS, SCRAM-SHA-256-PLUS)");
+			}
+			std::string secret = password(settings, "SCRAM-SHA-256");
+			_scram.reset(new ScramClient(secret, binding, binding == ScramClient::TLS_SERVER_END_POINT ? _channelBinding : std::string()));
+			wipe(secret);
+			_authenticationMethod = _scram->mechanism();
+			_writer.saslInitialResponse(_scram->mechanism(), _scram->clientFirstMessage());
+		}
+		break;
+	case 11: // AuthenticationSASLContinue
+		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLContinue without a SASL exchange");
+		_writer.saslResponse(_scram->clientFinalMessage(message.authenticationData()));
+		break;
+	case 12: // AuthenticationSASLFinal
+		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLFinal without a SASL exchange");
+		_scram->verifyServerFinal(message.authenticationData());
+		_scramVerified = true;
+		return;
+	case 2:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+		throw BlueTuskAuthenticationException("the server at " + where() + " asked for " + authenticationName(code) +
+			" authentication, which BlueTusk does not support (it supports trust, password, md5 and scram-sha-256 in pg_hba.conf)");
+	default:
+		throw BlueTuskAuthenticationException("the server at " + where() + " asked for an unknown authentication method (" + authenticationName(code) + ")");
+	}
+	_socket.setSendTimeout(_deadline->socketTimeout());
+	_writer.send(_socket);
+}
+
+} // namespace BlueTusk

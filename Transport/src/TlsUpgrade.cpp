@@ -1,0 +1,183 @@
+//
+// TlsUpgrade.cpp
+//
+// Library: BlueTusk/Transport
+//
+
+#include "BlueTusk/TlsUpgrade.h"
+#include "BlueTusk/CancellationWatch.h"
+#include "Poco/Environment.h"
+#include "Poco/File.h"
+#include "Poco/Mutex.h"
+#include "Poco/Net/NetSSL.h"
+#include "Poco/Net/SSLException.h"
+#include "Poco/Net/X509Certificate.h"
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <map>
+#include <mutex>
+
+namespace BlueTusk {
+
+namespace {
+
+std::once_flag sslInitialized;
+
+std::string modeText(SslMode mode)
+{
+	return "SSL Mode=" + toString(mode);
+}
+
+
+bool verifiesChain(SslMode mode, const std::string& rootCertificate)
+{
+	return mode == SslMode::VerifyCa || mode == SslMode::VerifyFull || (mode == SslMode::Require && !rootCertificate.empty());
+}
+
+} // namespace
+
+
+void TlsUpgrade::initialize()
+{
+	std::call_once(sslInitialized, []
+	{
+		Poco::Net::initializeSSL();
+	});
+}
+
+
+std::string TlsUpgrade::defaultRootCertificate()
+{
+	std::string home = Poco::Environment::get("HOME", "");
+	if (home.empty()) return std::string();
+	if (home.back() != '/') home += '/';
+	return home + ".postgresql/root.crt";
+}
+
+
+Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& rootCertificate)
+{
+	initialize();
+	const bool verify = verifiesChain(mode, rootCertificate);
+	std::string caLocation;
+	bool useSystem = false;
+	if (verify)
+	{
+		if (rootCertificate == "system")
+		{
+			useSystem = true;
+		}
+		else
+		{
+			caLocation = rootCertificate.empty() ? defaultRootCertificate() : rootCertificate;
+			if (caLocation.empty() || !Poco::File(caLocation).exists())
+			{
+				throw Poco::Net::SSLContextException("root certificate file \"" + caLocation + "\" does not exist; set Root Certificate "
+					"(sslrootcert) to the CA file, use Root Certificate=system for the system's trusted roots, or use an SSL Mode "
+					"that does not verify the certificate (" + modeText(mode) + ")");
+			}
+		}
+	}
+	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation;
+	static Poco::FastMutex mutex;
+	static std::map<std::string, Poco::Net::Context::Ptr> contexts;
+	Poco::FastMutex::ScopedLock lock(mutex);
+	auto it = contexts.find(key);
+	if (it != contexts.end()) return it->second;
+	Poco::Net::Context::Params params;
+	params.caLocation = caLocation;
+	params.verificationMode = verify ? Poco::Net::Context::VERIFY_RELAXED : Poco::Net::Context::VERIFY_NONE;
+	params.verificationDepth = 9;
+	params.loadDefaultCAs = useSystem;
+	params.cipherList = "HIGH:!aNULL:!MD5:@STRENGTH";
+	Poco::Net::Context::Ptr context;
+	try
+	{
+		context = new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, params);
+	}
+	catch (Poco::Net::SSLException&)
+	{
+		throw;
+	}
+	catch (Poco::Exception& exc)
+	{
+		throw Poco::Net::SSLContextException("could not load root certificate \"" + caLocation + "\"", exc.displayText());
+	}
+	context->requireMinimumProtocol(Poco::Net::Context::PROTO_TLSV1_2);
+	// Host names are checked by matchesHost() (OpenSSL's RFC 6125 matching, IP entries included),
+	// not by Poco's extended verification.
+	context->enableExtendedCertificateVerification(false);
+	contexts[key] = context;
+	return context;
+}
+
+
+Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, SslMode mode, const std::string& rootCertificate, const Deadline& deadline)
+{
+	Poco::Net::Context::Ptr ctx = context(mode, rootCertificate);
+	Poco::Net::StreamSocket socket(plain);
+	socket.setReceiveTimeout(deadline.socketTimeout());
+	socket.setSendTimeout(deadline.socketTimeout());
+	const std::string sni = endpoint.kind() == BlueTuskHostEndpoint::HOST_NAME ? endpoint.host() : std::string();
+	Poco::Net::SecureStreamSocket secure;
+	try
+	{
+		secure = Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);
+	}
+	catch (Poco::Net::SSLException& exc)
+	{
+		std::string text = exc.message();
+		if (verifiesChain(mode, rootCertificate) && text.find("certificate verify failed") != std::string::npos)
+			throw Poco::Net::CertificateValidationException("the server certificate does not verify against the root certificate (" +
+				modeText(mode) + ")", text);
+		throw;
+	}
+	if (mode == SslMode::VerifyFull && !matchesHost(secure, endpoint.host()))
+	{
+		if (deadline.watch()) deadline.watch()->remove(secure);
+		try
+		{
+			secure.close();
+		}
+		catch (...)
+		{
+		}
+		throw Poco::Net::CertificateValidationException("the server certificate does not match host name \"" + endpoint.host() +
+			"\" (" + modeText(mode) + ")");
+	}
+	return secure;
+}
+
+
+std::string TlsUpgrade::tlsServerEndPoint(const Poco::Net::SecureStreamSocket& socket)
+{
+	if (!socket.havePeerCertificate()) return std::string();
+	Poco::Net::X509Certificate certificate = socket.peerCertificate();
+	X509* cert = const_cast<X509*>(certificate.certificate());
+	int mdNid = NID_undef, keyNid = NID_undef;
+	if (!OBJ_find_sigid_algs(X509_get_signature_nid(cert), &mdNid, &keyNid)) return std::string();
+	const EVP_MD* md = nullptr;
+	if (mdNid == NID_md5 || mdNid == NID_sha1) md = EVP_sha256();
+	else if (mdNid != NID_undef) md = EVP_get_digestbynid(mdNid);
+	if (!md) return std::string();
+	unsigned char hash[EVP_MAX_MD_SIZE];
+	unsigned int length = 0;
+	if (!X509_digest(cert, md, hash, &length)) return std::string();
+	return std::string(reinterpret_cast<const char*>(hash), length);
+}
+
+
+bool TlsUpgrade::matchesHost(const Poco::Net::SecureStreamSocket& socket, const std::string& host)
+{
+	if (!socket.havePeerCertificate()) return false;
+	Poco::Net::X509Certificate certificate = socket.peerCertificate();
+	X509* cert = const_cast<X509*>(certificate.certificate());
+	const BlueTuskHostEndpoint::Kind kind = BlueTuskHostEndpoint::kindOf(host);
+	if (kind == BlueTuskHostEndpoint::IPV4_LITERAL || kind == BlueTuskHostEndpoint::IPV6_LITERAL)
+		return X509_check_ip_asc(cert, host.substr(0, host.find('%')).c_str(), 0) == 1;
+	return X509_check_host(cert, host.data(), host.size(), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, nullptr) == 1;
+}
+
+} // namespace BlueTusk
