@@ -173,7 +173,7 @@ void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 	try
 	{
 		std::vector<std::string> plugins;
-		loadPlugins(config, _connector, plugins);
+		loadPlugins(config, _connector, plugins, true);
 
 		Poco::Util::AbstractConfiguration::Keys names;
 		config.keys(DATA_SOURCES_PROPERTY, names);
@@ -198,7 +198,7 @@ void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 }
 
 
-void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded)
+void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded, bool announce)
 {
 	for (const auto& plugin: pluginList(config))
 	{
@@ -211,7 +211,8 @@ void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& c
 			throw BlueTuskPluginException(PLUGINS_PROPERTY + ": cannot load \"" + plugin + "\": " + exc.message());
 		}
 		loaded.push_back(plugin);
-		logger().information("%s: loaded plugin %s", PLUGINS_PROPERTY, plugin);
+		logger().log(Poco::Message(logger().name(), PLUGINS_PROPERTY + ": loaded plugin " + plugin,
+			announce ? Poco::Message::PRIO_INFORMATION : Poco::Message::PRIO_DEBUG));
 	}
 }
 
@@ -232,7 +233,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 	{
 		connector = Connector(_connector.sessionFactory());
 		std::vector<std::string> ignored;
-		loadPlugins(config, connector, ignored);
+		loadPlugins(config, connector, ignored, false);
 	}
 	if (!settings.pluginPath.empty())
 	{
@@ -288,7 +289,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 	{
 		throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
 	}
-	logger().information("data source \"%s\": %s", name, settings.toString());
+	logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, settings.hostOrder, toString(settings.targetSessionAttributes));
 
 	if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
 	{

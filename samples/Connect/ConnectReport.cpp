@@ -65,8 +65,17 @@ void ConnectReport::connected(int number, const BlueTuskConnection& connection, 
 	_out << "\n";
 	if (attempts.size() > 1)
 	{
-		for (const auto& attempt: attempts)
+		// A long Failover Timeout wait repeats the host list many times: show its start and its end.
+		const std::size_t edge = 4;
+		for (std::size_t i = 0; i < attempts.size(); ++i)
 		{
+			if (attempts.size() > 3 * edge && i == edge)
+			{
+				_out << "      ... " << attempts.size() - 2 * edge << " more attempts ...\n";
+				i = attempts.size() - edge - 1;
+				continue;
+			}
+			const HostAttempt& attempt = attempts[i];
 			_out << "      " << attempt.endpoint.toString() << "  " << HostAttempt::outcomeName(attempt.outcome) << ": " << attempt.detail
 				<< " (" << ms(attempt.elapsedMs) << ")\n";
 		}

@@ -125,7 +125,7 @@ private:
 	DataSourceSubsystem(const DataSourceSubsystem&) = delete;
 	DataSourceSubsystem& operator = (const DataSourceSubsystem&) = delete;
 
-	void loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded);
+	void loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded, bool announce);
 	BlueTuskDataSource::Ptr createDataSource(const Poco::Util::AbstractConfiguration& config, const std::string& name,
 		const std::vector<std::string>& plugins);
 
