@@ -102,6 +102,18 @@ bt_build()
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS"
 }
 
+bt_build_targets()
+	# Configures BlueTusk in BLUETUSK_BUILD_DIR (like bt_build) and builds only the targets given as arguments
+	# (scripts/demo uses it to skip the test suites).
+{
+	local generator
+	generator="$(bt_generator)"
+	bt_log "configure: cmake -S $BLUETUSK_ROOT -B $BLUETUSK_BUILD_DIR -G \"$generator\" -DCMAKE_BUILD_TYPE=$BLUETUSK_BUILD_TYPE"
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" >/dev/null
+	bt_log "build: cmake --build $BLUETUSK_BUILD_DIR -j$BLUETUSK_JOBS --target $*"
+	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
+}
+
 bt_cluster_env()
 	# Exports the cluster port and directory for scripts/cluster and the test suites (TestEnvironment.h).
 {
