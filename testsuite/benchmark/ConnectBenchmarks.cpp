@@ -22,7 +22,7 @@ namespace Bench {
 namespace
 {
 	const int CONNECT_ITERATIONS = 20;
-	const int CONNECT_REPETITIONS = 5;
+	const int CONNECT_REPETITIONS = 7;
 
 	void checkTls(BlueTuskConnection& connection, bool tls)
 	{

@@ -168,12 +168,12 @@ namespace
 
 	void configureRoundTrip(benchmark::internal::Benchmark* b)
 	{
-		b->MinTime(0.3)->Repetitions(repetitions(5))->Unit(benchmark::kMicrosecond)->UseRealTime();
+		b->MinTime(0.2)->Repetitions(repetitions(9))->Unit(benchmark::kMicrosecond)->UseRealTime();
 	}
 
 	void configureRows(benchmark::internal::Benchmark* b)
 	{
-		b->MinTime(0.5)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseRealTime();
+		b->MinTime(0.3)->Repetitions(repetitions(7))->Unit(benchmark::kMillisecond)->UseRealTime();
 	}
 }
 

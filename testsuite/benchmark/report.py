@@ -92,6 +92,7 @@ def collect(benchmarks):
             continue
         ns = entry["real_time"] * NS_PER[entry.get("time_unit", "ns")]
         run["samples"].setdefault("time", []).append(ns)
+        run["samples"].setdefault("cpu", []).append(entry["cpu_time"] * NS_PER[entry.get("time_unit", "ns")])
         for name, value in entry.items():
             if isinstance(value, (int, float)) and name not in ("real_time", "cpu_time", "iterations",
                     "repetitions", "repetition_index", "threads", "family_index", "per_family_instance_index"):
@@ -186,6 +187,11 @@ def evaluate(row, runs):
         result["target"] = "median <= %g %s" % (row["target"], unit)
         result["target_text"] = "<= %g %s" % (row["target"], unit)
         result["ratio"] = bt / row["target"] if bt is not None else None
+    if row["metric"] == "time":
+        # Process CPU time per iteration (all threads of the client process): the client's own work,
+        # without the waiting for the server that real time includes.
+        result["bluetusk_cpu_median"] = to_unit(median_of(runs, row["bluetusk"], "cpu"), unit)
+        result["libpq_cpu_median"] = to_unit(median_of(runs, libpq_name, "cpu"), unit) if libpq_name else None
     extra = {}
     if bt_run:
         for name in row.get("extra", []):
@@ -220,13 +226,16 @@ def fmt(value):
 
 
 def table(results):
-    lines = ["| # | benchmark | unit | BlueTusk | libpq | ratio | target | result |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| # | benchmark | unit | BlueTusk | libpq | ratio | target | result | CPU BlueTusk / libpq |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         target = r.get("target_text", "-")
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        cpu = "-"
+        if r.get("bluetusk_cpu_median") is not None:
+            cpu = "%s / %s" % (fmt(r["bluetusk_cpu_median"]), fmt(r.get("libpq_cpu_median")))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"], r["title"], r["unit"], fmt(r["bluetusk_median"]), fmt(r["libpq_median"]),
-            fmt(r["ratio"]), target, r["status"]))
+            fmt(r["ratio"]), target, r["status"], cpu))
     notes = []
     for r in results:
         if r.get("counters"):
