@@ -1,0 +1,205 @@
+//
+// PooledRoutingIntegrationTest.cpp
+//
+// BlueTuskDataSource against the local cluster (node1 primary, node2 and node3 standbys): pooled
+// prefer-standby and read-write checkouts land on the right nodes; a standby promoted while sessions sit
+// idle is found by a primary checkout, which never returns a session on a standby; draining the primary
+// endpoint during a load loop fails no checkout of the other targets.
+//
+
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Connector.h"
+#include "TestEnvironment.h"
+#include "Poco/Clock.h"
+#include "Poco/Thread.h"
+#include <cppunit/extensions/HelperMacros.h>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+std::string node(int n)
+{
+	return cluster().hosts.at(n - 1);
+}
+
+
+std::string allNodes()
+{
+	return node(1) + "," + node(2) + "," + node(3);
+}
+
+
+bool inRecovery(BlueTuskConnection& connection)
+{
+	return connection.executeSimple("SELECT pg_is_in_recovery()").front().rows.at(0).at(0).value() == "t";
+}
+
+
+PoolStatistics stats(const BlueTuskDataSource::Ptr& dataSource, int n)
+{
+	return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(node(n), static_cast<Poco::UInt16>(cluster().port)));
+}
+
+
+struct TopologyGuard
+{
+	std::string command;
+	~TopologyGuard()
+	{
+		if (!command.empty()) cluster().runClusterCommand(command);
+	}
+};
+
+} // namespace
+
+
+class PooledRoutingIntegrationTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(PooledRoutingIntegrationTest);
+	CPPUNIT_TEST(testTargetsLandOnTheRightNodes);
+	CPPUNIT_TEST(testDrainPrimaryDuringLoad);
+	CPPUNIT_TEST(testPromotionWhileIdle);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testTargetsLandOnTheRightNodes()
+	{
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=3;Timeout=10"), connector);
+		std::vector<BlueTuskConnection> standbyLeases;
+		for (int i = 0; i < 6; ++i)
+		{
+			standbyLeases.push_back(dataSource->open(TargetSessionAttributes::PreferStandby));
+			BlueTuskConnection& lease = standbyLeases.back();
+			CPPUNIT_ASSERT(lease.connectedEndpoint().host() != node(1));
+			CPPUNIT_ASSERT(inRecovery(lease));
+		}
+		// 3 per standby endpoint: both standbys are full now.
+		CPPUNIT_ASSERT_EQUAL(3, stats(dataSource, 2).busy);
+		CPPUNIT_ASSERT_EQUAL(3, stats(dataSource, 3).busy);
+		std::vector<BlueTuskConnection> writeLeases;
+		for (int i = 0; i < 3; ++i)
+		{
+			writeLeases.push_back(dataSource->open(TargetSessionAttributes::ReadWrite));
+			CPPUNIT_ASSERT_EQUAL(node(1), writeLeases.back().connectedEndpoint().host());
+			CPPUNIT_ASSERT(!inRecovery(writeLeases.back()));
+		}
+		// Everything returns to its own pool; reuse keeps the nodes.
+		standbyLeases.clear();
+		writeLeases.clear();
+		CPPUNIT_ASSERT_EQUAL(3, stats(dataSource, 1).idle);
+		CPPUNIT_ASSERT_EQUAL(3, stats(dataSource, 2).idle);
+		CPPUNIT_ASSERT_EQUAL(3, stats(dataSource, 3).idle);
+		Poco::UInt64 created = dataSource->getPoolStatistics().created;
+		for (int i = 0; i < 10; ++i)
+		{
+			BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::PreferStandby);
+			CPPUNIT_ASSERT(inRecovery(standby));
+			BlueTuskConnection primary = dataSource->open(TargetSessionAttributes::ReadWrite);
+			CPPUNIT_ASSERT_EQUAL(node(1), primary.connectedEndpoint().host());
+		}
+		CPPUNIT_ASSERT_EQUAL(created, dataSource->getPoolStatistics().created);
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, 1).lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, 2).lastKnownRole));
+		CPPUNIT_ASSERT(cluster().password.size() > 0);
+	}
+
+	void testDrainPrimaryDuringLoad()
+	{
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=4;Timeout=10"), connector);
+		const TargetSessionAttributes targets[] = {TargetSessionAttributes::Any, TargetSessionAttributes::Standby,
+			TargetSessionAttributes::PreferStandby, TargetSessionAttributes::PreferPrimary, TargetSessionAttributes::ReadOnly};
+		std::atomic<bool> stop{false};
+		std::mutex mutex;
+		std::map<std::string, int> failures;
+		std::map<std::string, int> checkouts;
+		std::vector<std::thread> threads;
+		for (TargetSessionAttributes target: targets)
+		{
+			threads.emplace_back([&, target]()
+			{
+				while (!stop)
+				{
+					try
+					{
+						BlueTuskConnection lease = dataSource->open(target);
+						lease.executeSimple("SELECT 1");
+						std::lock_guard<std::mutex> lock(mutex);
+						++checkouts[toString(target)];
+					}
+					catch (Poco::Exception& exc)
+					{
+						std::lock_guard<std::mutex> lock(mutex);
+						++failures[toString(target) + ": " + exc.displayText()];
+					}
+				}
+			});
+		}
+		Poco::Thread::sleep(700);
+		dataSource->drain(BlueTuskHostEndpoint(node(1), static_cast<Poco::UInt16>(cluster().port)));
+		Poco::Thread::sleep(1000);
+		stop = true;
+		for (auto& thread: threads) thread.join();
+
+		std::string failed;
+		for (const auto& failure: failures) failed += failure.first + " (x" + std::to_string(failure.second) + "); ";
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(failed, std::size_t(0), failures.size());
+		for (TargetSessionAttributes target: targets) CPPUNIT_ASSERT(checkouts[toString(target)] > 5);
+		PoolStatistics primary = stats(dataSource, 1);
+		CPPUNIT_ASSERT(primary.draining);
+		CPPUNIT_ASSERT_EQUAL(0, primary.total);
+		// After the drain, a primary checkout has nowhere to go.
+		try
+		{
+			dataSource->open(TargetSessionAttributes::Primary);
+			CPPUNIT_FAIL("expected BlueTuskNoAcceptableHostException");
+		}
+		catch (BlueTuskNoAcceptableHostException& exc)
+		{
+			CPPUNIT_ASSERT(exc.message().find(node(1) + ":" + std::to_string(cluster().port) + ": draining") != std::string::npos);
+		}
+	}
+
+	void testPromotionWhileIdle()
+	{
+		TopologyGuard guard{"reset"};
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=2;Timeout=5"), connector);
+		{
+			std::vector<BlueTuskConnection> leases;
+			for (int i = 0; i < 2; ++i) leases.push_back(dataSource->open(TargetSessionAttributes::Primary));
+			for (int i = 0; i < 4; ++i) leases.push_back(dataSource->open(TargetSessionAttributes::Standby));
+		}
+		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, 1).idle);
+		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, 2).idle);
+		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, 3).idle);
+
+		// Failover while the sessions sit idle: node1 stops, node2 is promoted.
+		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("stop-node 1"));
+		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("promote 2"));
+
+		for (int i = 0; i < 10; ++i)
+		{
+			BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Primary);
+			CPPUNIT_ASSERT_EQUAL(node(2), lease.connectedEndpoint().host());
+			CPPUNIT_ASSERT(!inRecovery(lease)); // never a session on a standby
+			lease.executeSimple("CREATE TEMP TABLE promoted_check (x int)");
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, 2).lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, 1).idle); // the broken sessions of the stopped node were discarded
+		// The idle sessions on node2 were reused (refreshed), not reopened.
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), stats(dataSource, 2).created);
+		BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::Standby);
+		CPPUNIT_ASSERT_EQUAL(node(3), standby.connectedEndpoint().host());
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(PooledRoutingIntegrationTest);
