@@ -43,6 +43,9 @@ class BlueTusk_Routing_API BlueTuskDataSource
 	/// With Pooling=false the data source keeps nothing idle (every returned session is closed) but still
 	/// enforces Maximum Pool Size.
 	///
+	/// Learned host states (down, role) are shared through the connector's HostStateRegistry; each pool
+	/// also keeps its endpoint's last seen role. See doc/routing.md and doc/pooling.md.
+	///
 	/// Thread-safety: every member function is thread-safe; leases are used by one thread at a time.
 	/// Logging: Poco::Logger "BlueTusk.Routing".
 {
@@ -62,7 +65,8 @@ public:
 		/// As above, with settings already parsed.
 
 	~BlueTuskDataSource();
-		/// Stops pruning; idle sessions are closed when the last lease has come back.
+		/// Drains every pool: idle sessions are closed now, leased ones when they come back. The pools (and
+		/// their pruning thread) end with the last lease.
 
 	BlueTuskConnection open();
 		/// A checkout for the connection string's Target Session Attributes.
@@ -80,10 +84,11 @@ public:
 
 	void drain(const BlueTuskHostEndpoint& endpoint);
 		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when
-		/// they return. Checkouts go to the other acceptable endpoints.
+		/// they return. Checkouts go to the other acceptable endpoints. Throws Poco::NotFoundException when
+		/// endpoint is not in the host list.
 
 	void resume(const BlueTuskHostEndpoint& endpoint);
-		/// Ends draining of endpoint.
+		/// Ends draining of endpoint. Throws Poco::NotFoundException when endpoint is not in the host list.
 
 	void drain();
 		/// Drains every pool (shutdown).
