@@ -234,18 +234,14 @@ std::map<std::string, std::string> FakeBackend::lastStartupParameters() const
 }
 
 
-namespace
+bool waitUntil(const std::function<bool()>& condition, const Poco::Timespan& timeout)
 {
-	template <class Predicate>
-	bool waitUntil(Predicate predicate, const Poco::Timespan& timeout)
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());
+	for (;;)
 	{
-		auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());
-		for (;;)
-		{
-			if (predicate()) return true;
-			if (std::chrono::steady_clock::now() >= deadline) return false;
-			std::this_thread::sleep_for(std::chrono::milliseconds(2));
-		}
+		if (condition()) return true;
+		if (std::chrono::steady_clock::now() >= deadline) return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(2));
 	}
 }
 
@@ -554,8 +550,8 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 	}
 	out += Wire::backendKeyData(connection.processId, connection.secretKey);
 	out += Wire::readyForQuery('I');
+	++_ready; // counted before the client can see ReadyForQuery, so a test never reads a stale count
 	if (!send(connection, out)) return;
-	++_ready;
 	serveQueries(connection);
 }
 

@@ -23,6 +23,7 @@
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/Timespan.h"
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,7 +75,7 @@ public:
 	int connectionsAccepted() const;  /// TCP connections accepted (CancelRequest connections included)
 	int startupMessages() const;      /// StartupMessages read (one per real connection attempt)
 	int sslRequests() const;          /// SSLRequests (and GSSENCRequests) answered 'N'
-	int sessionsReady() const;        /// sessions that reached ReadyForQuery after startup
+	int sessionsReady() const;        /// sessions that reached ReadyForQuery after startup (counted before it is sent)
 	int passwordsReceived() const;    /// password / SASL messages received
 	int cancelRequests() const;       /// CancelRequests received
 	int terminates() const;           /// Terminate messages received
@@ -84,6 +85,11 @@ public:
 	int queryCount() const;
 	std::map<std::string, std::string> lastStartupParameters() const;
 		/// The parameters of the last StartupMessage (user, database, application_name, ...).
+
+	/// Counters move when the peer thread acts: connectionsAccepted, startupMessages, sslRequests,
+	/// sessionsReady and passwordsReceived are final by the time the client gets any answer (or EOF);
+	/// a bare TCP connect, terminates and cancelRequests may lag the client by a moment (use
+	/// waitForConnectionsAccepted, waitUntil or waitForActiveConnections).
 
 	bool waitForActiveConnections(int count, const Poco::Timespan& timeout) const;
 		/// Waits until activeConnections() == count; false when timeout ran out first.
@@ -137,6 +143,12 @@ private:
 	std::atomic<int> _terminates{0};
 	std::atomic<int> _active{0};
 };
+
+bool waitUntil(const std::function<bool()>& condition, const Poco::Timespan& timeout);
+	/// Polls condition every 2 ms until it is true (returns true) or timeout ran out (false). For counters
+	/// that a peer thread updates after the client has moved on (terminates(), cancelRequests(), ...):
+	///   CPPUNIT_ASSERT(waitUntil([&] { return backend.terminates() == 1; }, Poco::Timespan(1, 0)));
+
 
 } } // namespace BlueTusk::Test
 

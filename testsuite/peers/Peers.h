@@ -17,8 +17,10 @@
 //       answer(sql, QueryAnswer); field corruptServerSignature for SCRAM.
 //       Counters: connectionsAccepted(), startupMessages(), sslRequests(), sessionsReady(),
 //       passwordsReceived(), cancelRequests(), terminates(), activeConnections(), queries(),
-//       lastStartupParameters(); waitForActiveConnections(n, timeout); setScript() at run time;
-//       closeAllConnections(reset) breaks open sessions.
+//       lastStartupParameters(); waitForActiveConnections(n, timeout), waitForConnectionsAccepted(n, timeout);
+//       setScript() at run time; closeAllConnections(reset) breaks open sessions.
+//   waitUntil(condition, timeout)
+//       Polls a condition (a counter the peer thread updates after the client moved on, e.g. terminates()).
 //   BlackHoleListener(host = "127.0.0.1", port = 0)
 //       Connects to it hang until the client's timeout (backlog 0, accept queue filled, never accepts).
 //   RefusedPort(host = "127.0.0.1")
