@@ -1,0 +1,144 @@
+//
+// SecretsFaultTest.cpp
+//
+// No exception text, nested exception, per-address diagnostic or log line may contain the password
+// (DESIGN.md section 4 "Secrets"). A unique password is used while every startup failure the peers can
+// produce is provoked, with every logger at trace level captured.
+//
+
+#include "TransportFaultSupport.h"
+#include "BlackHoleListener.h"
+#include "FakeBackend.h"
+#include "RefusedPort.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ProtocolSessionFactory.h"
+#include "BlueTusk/StaticResolver.h"
+#include "Poco/AutoPtr.h"
+#include "Poco/Channel.h"
+#include "Poco/Logger.h"
+#include "Poco/Message.h"
+#include <cppunit/extensions/HelperMacros.h>
+#include <mutex>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+const std::string SECRET = "Zq9-unique-Secret-771";
+
+class CapturingChannel: public Poco::Channel
+{
+public:
+	void log(const Poco::Message& msg)
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		_text += msg.getSource() + ": " + msg.getText() + "\n";
+	}
+
+	std::string text() const
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		return _text;
+	}
+
+private:
+	mutable std::mutex _mutex;
+	std::string _text;
+};
+
+}
+
+
+class SecretsFaultTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(SecretsFaultTest);
+	CPPUNIT_TEST(testPasswordInNoMessage);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void setUp()
+	{
+		_channel = new CapturingChannel;
+		Poco::Logger& root = Poco::Logger::root();
+		_savedLevel = root.getLevel();
+		_savedChannel = root.getChannel();
+		Poco::Logger::setChannel("", _channel);
+		Poco::Logger::setLevel("", Poco::Message::PRIO_TRACE);
+	}
+
+	void tearDown()
+	{
+		Poco::Logger::setChannel("", _savedChannel);
+		Poco::Logger::setLevel("", _savedLevel);
+	}
+
+	void testPasswordInNoMessage()
+	{
+		using Auth = BackendScript::Authentication;
+		RefusedPort refused("127.0.0.2");
+		BlackHoleListener hole("127.0.0.3");
+		BackendScript corrupt = BackendScript::primary().requirePassword(Auth::ScramSha256, SECRET);
+		corrupt.corruptServerSignature = true;
+		std::vector<BackendScript> scripts = {
+			BackendScript::closeAfterStartup(),
+			BackendScript::closeOnAccept(),
+			BackendScript::resetAfterStartup(),
+			BackendScript::garbage(),
+			BackendScript::startingUp(),
+			BackendScript::tooManyClients(),
+			BackendScript::passwordFailure(),
+			BackendScript::primary().requirePassword(Auth::Cleartext, "other"),
+			BackendScript::primary().requirePassword(Auth::Md5, "other"),
+			BackendScript::primary().requirePassword(Auth::ScramSha256, "other"),
+			corrupt,
+			BackendScript::primary().delayStartup(2000)
+		};
+		std::vector<std::unique_ptr<FakeBackend>> backends;
+		for (const auto& script: scripts) backends.emplace_back(new FakeBackend(script, "127.0.0.4"));
+
+		auto resolver = std::make_shared<StaticResolver>();
+		resolver->add("all.fault.test", std::vector<std::string>{refused.hostAndPort(), hole.hostAndPort()});
+		ProtocolSessionFactory factory(resolver);
+
+		std::vector<std::pair<BlueTuskHostEndpoint, SslMode>> targets = {
+			{refused.endpoint(), SslMode::Disable},
+			{hole.endpoint(), SslMode::Disable},
+			{BlueTuskHostEndpoint("all.fault.test", 5432), SslMode::Disable},
+			{BlueTuskHostEndpoint("unknown.fault.test", 5432), SslMode::Disable},
+			{backends[0]->endpoint(), SslMode::Require}
+		};
+		for (const auto& backend: backends) targets.emplace_back(backend->endpoint(), SslMode::Prefer);
+
+		int failures = 0;
+		std::string seen;
+		for (const auto& target: targets)
+		{
+			try
+			{
+				factory.openSession(target.first, fastSettings(300, SECRET, target.second));
+			}
+			catch (Poco::Exception& exc)
+			{
+				++failures;
+				std::string text = allText(exc);
+				seen += text;
+				CPPUNIT_ASSERT_MESSAGE(text, text.find(SECRET) == std::string::npos);
+				std::unique_ptr<Poco::Exception> copy(exc.clone());
+				CPPUNIT_ASSERT(allText(*copy).find(SECRET) == std::string::npos);
+			}
+		}
+		CPPUNIT_ASSERT_EQUAL(int(targets.size()), failures);
+		CPPUNIT_ASSERT(seen.find("28P01") != std::string::npos);
+		CPPUNIT_ASSERT(seen.find("57P03") != std::string::npos);
+		std::string logged = _channel->text();
+		CPPUNIT_ASSERT_MESSAGE(logged, logged.find(SECRET) == std::string::npos);
+	}
+
+private:
+	Poco::AutoPtr<CapturingChannel> _channel;
+	Poco::AutoPtr<Poco::Channel> _savedChannel;
+	int _savedLevel = 0;
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(SecretsFaultTest);
