@@ -362,6 +362,12 @@ PoolStatistics EndpointPool::statistics() const
 
 int EndpointPool::prune()
 {
+	return prunePool(false);
+}
+
+
+int EndpointPool::prunePool(bool background)
+{
 	PoolManager::Impl& m = *_manager._impl;
 	int evicted = 0;
 	{
@@ -401,7 +407,7 @@ int EndpointPool::prune()
 		if (evicted > 0 && m.logger.debug())
 			m.logger.debug(_endpoint.toString() + ": evicted " + std::to_string(evicted) + " idle session(s)");
 	}
-	warmUpPool(true);
+	warmUpPool(background);
 	return evicted;
 }
 
@@ -418,7 +424,7 @@ void EndpointPool::warmUpPool(bool background)
 	int needed = 0;
 	{
 		std::lock_guard<std::mutex> lock(m.mutex);
-		if (!m.options.keepIdle || _impl->draining || (background && m.stopping)) return;
+		if (!m.options.keepIdle || _impl->draining || m.stopping || (background && m.stopPruning)) return;
 		needed = _impl->minSize - _impl->total();
 		if (needed <= 0) return;
 		_impl->busy += needed;   // the sessions being opened count as busy
@@ -429,7 +435,7 @@ void EndpointPool::warmUpPool(bool background)
 		{
 			Detail::SessionCloser closer(m.logger);
 			std::lock_guard<std::mutex> lock(m.mutex);
-			if (_impl->draining || (background && m.stopping))
+			if (_impl->draining || m.stopping || (background && m.stopPruning))
 			{
 				_impl->busy -= unopened;
 				m.dispatchLocked(*this, closer);

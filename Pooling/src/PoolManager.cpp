@@ -300,11 +300,11 @@ std::string PoolManager::Impl::describeLocked(const EndpointPool& pool) const
 void PoolManager::Impl::pruneLoop()
 {
 	std::unique_lock<std::mutex> lock(mutex);
-	while (!stopping)
+	while (!stopPruning)
 	{
 		pruneWakeUp.wait_for(lock, std::chrono::microseconds(options.pruneInterval.totalMicroseconds()),
-			[this] { return stopping; });
-		if (stopping) break;
+			[this] { return stopPruning; });
+		if (stopPruning) break;
 		std::vector<EndpointPool*> snapshot;
 		for (auto& pool: pools) snapshot.push_back(pool.get());
 		lock.unlock();
@@ -312,7 +312,7 @@ void PoolManager::Impl::pruneLoop()
 		{
 			try
 			{
-				pool->prune();
+				pool->prunePool(true);
 			}
 			catch (Poco::Exception& exc)
 			{
@@ -349,12 +349,11 @@ PoolManager::PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr
 
 PoolManager::~PoolManager()
 {
+	stopPruning();
 	{
 		std::lock_guard<std::mutex> lock(_impl->mutex);
 		_impl->stopping = true;
 	}
-	_impl->pruneWakeUp.notify_all();
-	if (_impl->pruner.joinable()) _impl->pruner.join();
 
 	Detail::SessionCloser closer(_impl->logger);
 	{
@@ -532,6 +531,18 @@ int PoolManager::prune()
 	int closed = 0;
 	for (EndpointPool* pool: pools()) closed += pool->prune();
 	return closed;
+}
+
+
+void PoolManager::stopPruning()
+{
+	std::lock_guard<std::mutex> joinLock(_impl->prunerMutex);
+	{
+		std::lock_guard<std::mutex> lock(_impl->mutex);
+		_impl->stopPruning = true;
+	}
+	_impl->pruneWakeUp.notify_all();
+	if (_impl->pruner.joinable()) _impl->pruner.join();
 }
 
 

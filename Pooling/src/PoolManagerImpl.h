@@ -115,8 +115,10 @@ struct PoolManager::Impl
 	std::map<BlueTuskHostEndpoint, EndpointPool*> index;
 	std::list<Detail::PoolWaiter*> waiters;                 /// FIFO: front() waits longest
 	std::condition_variable pruneWakeUp;
-	bool stopping = false;
+	bool stopPruning = false;                               /// the pruning thread is to end
+	bool stopping = false;                                  /// the manager is being destroyed
 	std::thread pruner;
+	std::mutex prunerMutex;                                 /// serializes joining the pruning thread
 
 	static EndpointPool::Impl& state(EndpointPool& pool);
 	static const EndpointPool::Impl& state(const EndpointPool& pool);

