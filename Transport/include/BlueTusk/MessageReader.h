@@ -30,11 +30,11 @@ class BlueTusk_Transport_API MessageReader
 	/// Not thread-safe.
 {
 public:
-	static const std::size_t DEFAULT_MAX_LENGTH = std::size_t(1) << 30;
+	static constexpr std::size_t DEFAULT_MAX_LENGTH = std::size_t(1) << 30;
 		/// 1 GiB: the largest field PostgreSQL can send.
-	static const std::size_t DEFAULT_MAX_SHORT_LENGTH = 30000;
+	static constexpr std::size_t DEFAULT_MAX_SHORT_LENGTH = 30000;
 		/// For types that are always small (libpq's limit for "short" messages).
-	static const std::size_t STARTUP_MAX_LENGTH = 256 * 1024;
+	static constexpr std::size_t STARTUP_MAX_LENGTH = 256 * 1024;
 		/// The limit ProtocolSession uses for every message type before the first ReadyForQuery.
 
 	MessageReader();
