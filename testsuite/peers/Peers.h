@@ -28,6 +28,9 @@
 //   TcpProxy(target, host = "127.0.0.1", port = 0, mode = Forward)
 //       setMode(Forward | Delay(ms) | Reset | Refuse | BlackHole) at run time on the same port;
 //       connectionsAccepted(), activeConnections(), closeAllConnections(reset).
+//   hostList(peer, peer, ...)
+//       The peers' "host:port" joined with ',' for a Host= list (IPv6 peers as "[::1]:port").
+// Every peer has address(), host(), port(), hostAndPort() and endpoint() (a BlueTuskHostEndpoint).
 //
 // Example: a Routing fault test with five hosts
 //
@@ -37,8 +40,7 @@
 //   BlackHoleListener hole("127.0.0.3");
 //   FakeBackend primary(BackendScript::primary(), "127.0.0.4");
 //   RefusedPort refused("127.0.0.5");
-//   std::string hosts = standby.hostAndPort() + "," + starting.hostAndPort() + "," + hole.hostAndPort() +
-//       "," + primary.hostAndPort() + "," + refused.hostAndPort();
+//   std::string hosts = hostList(standby, starting, hole, primary, refused); // "127.0.0.1:41234,127.0.0.2:..."
 //   auto connection = BlueTuskConnection::open("Host=" + hosts + ";Username=u;Timeout=0.5;"
 //       "Target Session Attributes=primary");
 //   CPPUNIT_ASSERT_EQUAL(1, standby.startupMessages());
@@ -53,5 +55,21 @@
 #include "FakeBackend.h"
 #include "RefusedPort.h"
 #include "TcpProxy.h"
+#include <string>
+
+namespace BlueTusk {
+namespace Test {
+
+template <class... Peer>
+std::string hostList(const Peer&... peers)
+	/// "127.0.0.1:41234,127.0.0.2:40112,[::1]:39000": the peers' hostAndPort() joined with ',' in the order
+	/// given, for a Host= list. Any mix of FakeBackend, BlackHoleListener, RefusedPort and TcpProxy.
+{
+	std::string list;
+	((list += (list.empty() ? "" : ",") + peers.hostAndPort()), ...);
+	return list;
+}
+
+} } // namespace BlueTusk::Test
 
 #endif // BlueTusk_Peers_INCLUDED
