@@ -10,6 +10,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
+#include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
 #include "Poco/Net/NetException.h"
@@ -197,6 +198,12 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 
 void ProtocolSession::cancel()
 {
+	sendCancel(CANCEL_CONNECT_TIMEOUT);
+}
+
+
+void ProtocolSession::sendCancel(const Poco::Timespan& timeout)
+{
 	Poco::Net::SocketAddress address;
 	Poco::Int32 processId = 0;
 	Poco::Int32 secretKey = 0;
@@ -209,7 +216,7 @@ void ProtocolSession::cancel()
 	}
 	try
 	{
-		Deadline deadline(CANCEL_CONNECT_TIMEOUT);
+		Deadline deadline(timeout);
 		Poco::Net::StreamSocket socket = Dialer::connect(address, deadline);
 		socket.setSendTimeout(deadline.socketTimeout());
 		socket.setReceiveTimeout(deadline.socketTimeout());
@@ -432,15 +439,18 @@ BackendMessage ProtocolSession::receiveInCycle()
 					milliseconds(_commandTimeout) + " ran out; the session is broken", AddressAttempt::TIMED_OUT);
 			}
 			_cancelSentForTimeout = true;
+			const Poco::Timespan grace = std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE);
+			Poco::Clock cancelling;
 			try
 			{
-				cancel();
+				sendCancel(grace);
 			}
 			catch (Poco::Exception& exc)
 			{
 				logger().warning("command timeout on %s: %s", where(), exc.displayText());
 			}
-			setReceiveTimeout(std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE));
+			const Poco::Timespan left(grace.totalMicroseconds() - cancelling.elapsed());
+			setReceiveTimeout(left.totalMicroseconds() > 1000 ? left : Poco::Timespan(1000));
 		}
 		catch (BlueTuskProtocolException&)
 		{

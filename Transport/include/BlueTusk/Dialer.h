@@ -76,7 +76,9 @@ public:
 	Result dial(const BlueTuskHostEndpoint& endpoint, const Deadline& deadline, const Setup& setup = Setup()) const;
 		/// Resolves endpoint and tries each address in order under deadline, as described above.
 		/// Throws BlueTuskTransportException when every address failed (or resolving failed), or whatever
-		/// non-retryable exception setup threw.
+		/// non-retryable exception setup threw. When deadline carries a CancellationWatch that fires, no
+		/// further address is tried and BlueTuskTransportException "connection attempt to <endpoint>
+		/// cancelled" is thrown (sockets opened here are registered with the watch).
 
 	Result dial(const BlueTuskHostEndpoint& endpoint, const Poco::Timespan& timeout) const;
 		/// dial(endpoint, Deadline(timeout)) without setup: TCP / Unix-socket connect only.

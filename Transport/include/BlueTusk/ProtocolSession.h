@@ -45,9 +45,10 @@ class BlueTusk_Transport_API ProtocolSession: public Session
 	/// BlueTuskSessionBrokenException.
 	///
 	/// Command timeout (setCommandTimeout(), default settings.commandTimeout): when no answer arrives in
-	/// time, a CancelRequest is sent and the server gets the same time again (at least 1 s, at most
-	/// 10 s more) to report the cancel (SQLSTATE 57014, thrown as BlueTuskServerException whose message
-	/// names the command timeout); when it does not answer, the session is broken.
+	/// time, a CancelRequest is sent and the server gets a grace period (the command timeout again, at
+	/// least 1 s, at most 10 s; sending the cancel counts against it) to report the cancel (SQLSTATE
+	/// 57014, thrown as BlueTuskServerException whose message names the command timeout); when it does
+	/// not answer, the session is broken (BlueTuskSessionBrokenException, code TIMED_OUT).
 	///
 	/// Thread-safety: one thread at a time; cancel() and isBroken() may be called from any thread.
 {
@@ -70,7 +71,8 @@ public:
 		/// session was ready; code() is the AddressAttempt::Outcome), BlueTuskProtocolException,
 		/// BlueTuskServerException (ErrorResponse; sessionUsable() false), BlueTuskAuthenticationException
 		/// (credentials rejected, SQLSTATE class 28, SCRAM signature mismatch, unsupported method, no
-		/// password available).
+		/// password available). When settings.targetSessionAttributes is not Any, the role is probed
+		/// (probeRole(false)) before it returns, under the same deadline.
 
 	// Session
 
@@ -133,6 +135,7 @@ private:
 
 	// ProtocolSession.cpp
 	std::string where() const;
+	void sendCancel(const Poco::Timespan& timeout);
 	void ensureUsable();
 	void closeSocket();
 	void setReceiveTimeout(const Poco::Timespan& timeout);
