@@ -61,6 +61,9 @@ class DataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnknownEvictionPolicy);
 	CPPUNIT_TEST(testLeaseOutlivesDataSource);
 	CPPUNIT_TEST(testNoAcceptableHostPooled);
+	CPPUNIT_TEST(testWarmUp);
+	CPPUNIT_TEST(testBackgroundWarmUp);
+	CPPUNIT_TEST(testDownEndpointTriedLast);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -339,6 +342,40 @@ public:
 		// A second primary checkout refreshes the idle standby instead of opening a new session.
 		CPPUNIT_ASSERT_THROW(dataSource->open(TargetSessionAttributes::Primary), BlueTuskNoAcceptableHostException);
 		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+	}
+
+	void testWarmUp()
+	{
+		Fixture f;
+		auto dataSource = f.create("a,b", "Minimum Pool Size=2");
+		dataSource->warmUp();
+		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").idle);
+		BlueTuskConnection lease = dataSource->open();
+		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
+		CPPUNIT_ASSERT_EQUAL(4, f.factory->totalOpens());
+	}
+
+	void testBackgroundWarmUp()
+	{
+		Fixture f;
+		auto dataSource = f.create("a,b", "Minimum Pool Size=1");
+		Poco::Clock start;
+		while ((stats(dataSource, "a").idle < 1 || stats(dataSource, "b").idle < 1) && start.elapsed() < 5000000) Poco::Thread::sleep(20);
+		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "b").idle);
+	}
+
+	void testDownEndpointTriedLast()
+	{
+		Fixture f;
+		f.factory->script("a:5432", FakeHost::refused());
+		auto dataSource = f.create("a,b");
+		dataSource->open().close();
+		BlueTuskConnection second = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
+		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432")); // the idle session on b came first
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").connectFailures);
 	}
 };
 
