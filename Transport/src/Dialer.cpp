@@ -244,7 +244,9 @@ bool Dialer::isRetryable(const Poco::Exception& exc)
 std::string Dialer::errorText(const Poco::Exception& exc, const Poco::Net::SocketAddress& address)
 {
 	const std::string where = describe(address);
-	const bool net = dynamic_cast<const Poco::Net::NetException*>(&exc) && !dynamic_cast<const Poco::Net::SSLException*>(&exc);
+	// Socket errors carry the errno as code (Poco::Net::SocketImpl::error); give the system's text for it.
+	const bool net = dynamic_cast<const Poco::IOException*>(&exc) && !dynamic_cast<const Poco::Net::SSLException*>(&exc) &&
+		!dynamic_cast<const BlueTuskException*>(&exc);
 	if (net && exc.code() > 0)
 		return Poco::Error::getMessage(exc.code());
 	if (dynamic_cast<const Poco::Net::ConnectionRefusedException*>(&exc))

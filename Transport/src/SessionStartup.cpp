@@ -132,7 +132,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 	{
 		_broken = true;
 		throw Poco::TimeoutException("no answer within the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) +
-			" ms (during " + _phase + ")");
+			" ms, during " + _phase);
 	}
 	catch (...)
 	{

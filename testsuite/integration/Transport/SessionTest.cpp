@@ -312,6 +312,7 @@ public:
 		{
 			CPPUNIT_ASSERT_EQUAL(std::size_t(1), exc.attempts().size());
 			CPPUNIT_ASSERT_EQUAL(AddressAttempt::REFUSED, exc.attempts()[0].outcome);
+			CPPUNIT_ASSERT_EQUAL(std::string("No such file or directory"), exc.attempts()[0].errorText);
 			CPPUNIT_ASSERT_EQUAL(std::string("/tmp/no-such-socket-dir/.s.PGSQL." + std::to_string(cluster().port)), exc.attempts()[0].address);
 		}
 	}
