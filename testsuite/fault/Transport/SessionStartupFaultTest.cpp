@@ -47,6 +47,7 @@ class SessionStartupFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPreferFallsBackToPlain);
 	CPPUNIT_TEST(testRequireRefusedNeverSendsStartup);
 	CPPUNIT_TEST(testQueryErrorAndBrokenSession);
+	CPPUNIT_TEST(testWritesToAClosedPeerNeverRaiseSigpipe);
 	CPPUNIT_TEST(testCommandTimeoutCancels);
 	CPPUNIT_TEST(testCloseSendsTerminate);
 	CPPUNIT_TEST_SUITE_END();
@@ -436,6 +437,26 @@ public:
 		CPPUNIT_ASSERT(backend.waitForActiveConnections(0, Poco::Timespan(1, 0)));
 		CPPUNIT_ASSERT_THROW(second->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);
 		CPPUNIT_ASSERT(second->isBroken());
+	}
+
+	void testWritesToAClosedPeerNeverRaiseSigpipe()
+		/// The server closes (FIN) idle sessions; the client then writes several times. Without
+		/// MSG_NOSIGNAL / SIGPIPE ignored, the second write would kill the process.
+	{
+		FakeBackend backend;
+		ProtocolSessionFactory factory;
+		auto session = factory.openSession(backend.endpoint(), fastSettings(1000));
+		auto other = factory.openSession(backend.endpoint(), fastSettings(1000));
+		backend.closeAllConnections(false);
+		CPPUNIT_ASSERT(backend.waitForActiveConnections(0, Poco::Timespan(1, 0)));
+		for (int i = 0; i < 3; ++i)
+			CPPUNIT_ASSERT_THROW(session->executeSimple("SELECT 1"), BlueTuskException);
+		CPPUNIT_ASSERT(session->isBroken());
+		CPPUNIT_ASSERT_THROW(other->execute("SELECT $1", {std::string("x")}), BlueTuskException);
+		CPPUNIT_ASSERT_THROW(other->execute("SELECT $1", {std::string("x")}), BlueTuskException);
+		session->close();
+		other->close();
+		other->cancel(); // a cancel for a dead session must not fail either
 	}
 
 	void testCommandTimeoutCancels()
