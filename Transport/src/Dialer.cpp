@@ -114,8 +114,9 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 	static Poco::Logger& logger = Poco::Logger::get("BlueTusk.Transport");
 	const std::vector<Poco::Net::SocketAddress> addresses = addressesOf(endpoint);
 	AddressAttemptList attempts;
-	for (const auto& address: addresses)
+	for (std::size_t index = 0; index < addresses.size(); ++index)
 	{
+		const Poco::Net::SocketAddress& address = addresses[index];
 		if (deadline.isCancelled()) break;
 		AddressAttempt attempt;
 		attempt.address = describe(address);
@@ -130,7 +131,13 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 		Poco::Net::StreamSocket socket;
 		try
 		{
-			socket = connect(address, deadline);
+			// The TCP connect gets a fair share of the time left (as Npgsql), so one black-holed address
+			// cannot use up the deadline of the addresses after it; the last address gets all of it.
+			const std::size_t left = addresses.size() - index;
+			if (deadline.isUnlimited() || left == 1)
+				socket = connect(address, deadline);
+			else
+				socket = connect(address, Deadline(Poco::Timespan(deadline.remaining().totalMicroseconds() / static_cast<Poco::Timespan::TimeDiff>(left)), deadline.watch()));
 			if (setup) setup(socket, address);
 			attempt.outcome = AddressAttempt::CONNECTED;
 			attempt.elapsedMs = millisecondsSince(started);

@@ -29,7 +29,10 @@ class BlueTusk_Transport_API Dialer
 	///      an IP literal is used as is; a socket directory gives the Unix-domain socket
 	///      "<dir>/.s.PGSQL.<port>".
 	///   2. Each address is tried in order, all under ONE Deadline. For each, the TCP (or Unix) connect runs,
-	///      then the optional Setup (TLS, startup, authentication, probe) on the connected socket.
+	///      then the optional Setup (TLS, startup, authentication, probe) on the connected socket. The
+	///      connect of address i (of n) may use at most the time left divided by (n - i), as Npgsql does,
+	///      so a black-holed address cannot use up the time of the addresses after it; the Setup may use
+	///      all the time left.
 	///   3. Each address gives one AddressAttempt (address, outcome, error text, elapsed ms). A failure of
 	///      network class (see isRetryable()) moves on to the next address; once the deadline has run out
 	///      the remaining addresses are recorded as NOT_ATTEMPTED.
