@@ -7,6 +7,7 @@
 #include "BlueTusk/Dialer.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CancellationWatch.h"
+#include "SigpipeGuard.h"
 #include "Poco/Clock.h"
 #include "Poco/Error.h"
 #include "Poco/Logger.h"
@@ -31,6 +32,7 @@ void closeQuietly(Poco::Net::StreamSocket& socket, const Deadline& deadline)
 	if (deadline.watch()) deadline.watch()->remove(socket);
 	try
 	{
+		Detail::SigpipeGuard guard; // a TLS socket writes close_notify
 		socket.close();
 	}
 	catch (...)

@@ -7,7 +7,11 @@
 #include "BlueTusk/MessageWriter.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Net/NetException.h"
+#include "Poco/Net/SecureStreamSocketImpl.h"
+#include "SigpipeGuard.h"
+#include <sys/socket.h>
 #include <algorithm>
+#include <memory>
 #include <limits>
 
 namespace BlueTusk {
@@ -273,11 +277,16 @@ void MessageWriter::clear()
 void MessageWriter::send(Poco::Net::StreamSocket& socket)
 {
 	std::size_t sent = 0;
+	// A peer that has gone away must not raise SIGPIPE: MSG_NOSIGNAL for plain sockets; for TLS (OpenSSL
+	// writes itself) SIGPIPE is blocked and consumed around the write.
+	const bool tls = dynamic_cast<Poco::Net::SecureStreamSocketImpl*>(socket.impl()) != nullptr;
+	std::unique_ptr<Detail::SigpipeGuard> guard(tls ? new Detail::SigpipeGuard : nullptr);
+	const int flags = tls ? 0 : MSG_NOSIGNAL;
 	try
 	{
 		while (sent < _buffer.size())
 		{
-			int n = socket.sendBytes(_buffer.data() + sent, static_cast<int>(std::min<std::size_t>(_buffer.size() - sent, 1 << 20)));
+			int n = socket.sendBytes(_buffer.data() + sent, static_cast<int>(std::min<std::size_t>(_buffer.size() - sent, 1 << 20)), flags);
 			if (n <= 0) throw Poco::Net::ConnectionResetException("the connection was closed while sending");
 			sent += static_cast<std::size_t>(n);
 		}

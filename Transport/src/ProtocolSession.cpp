@@ -10,6 +10,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
+#include "SigpipeGuard.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
@@ -335,6 +336,7 @@ void ProtocolSession::ensureUsable()
 void ProtocolSession::closeSocket()
 {
 	if (_deadline && _deadline->watch()) _deadline->watch()->remove(_socket);
+	Detail::SigpipeGuard guard; // closing a TLS socket writes close_notify
 	try
 	{
 		_socket.close();

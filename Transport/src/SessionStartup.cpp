@@ -14,6 +14,7 @@
 #include "BlueTusk/PasswordFile.h"
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/TlsUpgrade.h"
+#include "SigpipeGuard.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
 #include "Poco/Net/NetException.h"
@@ -150,6 +151,7 @@ void ProtocolSession::reconnect(Poco::Net::StreamSocket& socket)
 	if (_deadline->watch()) _deadline->watch()->remove(socket);
 	try
 	{
+		Detail::SigpipeGuard guard;
 		socket.close();
 	}
 	catch (...)

@@ -6,6 +6,7 @@
 
 #include "BlueTusk/TlsUpgrade.h"
 #include "BlueTusk/CancellationWatch.h"
+#include "SigpipeGuard.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/Mutex.h"
@@ -122,6 +123,7 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 	socket.setSendTimeout(deadline.socketTimeout());
 	const std::string sni = endpoint.kind() == BlueTuskHostEndpoint::HOST_NAME ? endpoint.host() : std::string();
 	Poco::Net::SecureStreamSocket secure;
+	Detail::SigpipeGuard guard; // the handshake writes through OpenSSL
 	try
 	{
 		secure = Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);

@@ -32,6 +32,7 @@ class SessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnixSocket);
 	CPPUNIT_TEST(testBrokenAfterServerTerminates);
 	CPPUNIT_TEST(testStartupServerError);
+	CPPUNIT_TEST(testTerminatedTlsSessionNeverRaisesSigpipe);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -338,6 +339,26 @@ public:
 		}
 		CPPUNIT_ASSERT(victim->isBroken());
 		CPPUNIT_ASSERT_THROW(victim->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);
+	}
+
+	void testTerminatedTlsSessionNeverRaisesSigpipe()
+		/// The server ends TLS sessions (FIN, then RST once the client writes); the client writes again,
+		/// and close() sends a TLS close_notify. With SIGPIPE at its default action this would kill the
+		/// process (the test executable does not ignore SIGPIPE).
+	{
+		ProtocolSession::Ptr killer = openNode(1);
+		for (int round = 0; round < 3; ++round)
+		{
+			ProtocolSession::Ptr victim = openNode(1, "SSL Mode=require");
+			CPPUNIT_ASSERT(victim->isTls());
+			killer->execute("SELECT pg_terminate_backend($1::int)", {std::to_string(victim->backendProcessId())});
+			std::this_thread::sleep_for(std::chrono::milliseconds(50));
+			for (int i = 0; i < 3; ++i)
+				CPPUNIT_ASSERT_THROW(victim->executeSimple("SELECT 1"), BlueTuskException);
+			CPPUNIT_ASSERT(victim->isBroken());
+			victim->close();
+			victim->cancel();
+		}
 	}
 
 	void testStartupServerError()
