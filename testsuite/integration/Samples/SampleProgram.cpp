@@ -127,20 +127,29 @@ BackgroundProgram::~BackgroundProgram()
 {
 	try
 	{
-		if (Poco::Process::isRunning(*_handle)) Poco::Process::kill(*_handle);
-	}
-	catch (...)
-	{
-	}
-	try
-	{
-		_handle->wait();
+		if (!exited()) Poco::Process::kill(*_handle);
+		waitForExit(10000);
 	}
 	catch (...)
 	{
 	}
 	if (_outReader.joinable()) _outReader.join();
 	if (_errReader.joinable()) _errReader.join();
+}
+
+
+bool BackgroundProgram::exited()
+{
+	if (!_exited)
+	{
+		int status = _handle->tryWait();
+		if (status != -1)
+		{
+			_exited = true;
+			_status = status;
+		}
+	}
+	return _exited;
 }
 
 
@@ -195,10 +204,7 @@ std::string BackgroundProgram::waitForLine(const std::string& prefix, long timeo
 
 int BackgroundProgram::stop(long timeoutMs)
 {
-	if (Poco::Process::isRunning(*_handle)) Poco::Process::requestTermination(_handle->id());
-	Poco::Clock start;
-	while (Poco::Process::isRunning(*_handle) && start.elapsed() < timeoutMs * 1000) Poco::Thread::sleep(20);
-	if (Poco::Process::isRunning(*_handle)) Poco::Process::kill(*_handle);
+	if (!exited()) Poco::Process::requestTermination(_handle->id());
 	return waitForExit(timeoutMs);
 }
 
@@ -206,12 +212,15 @@ int BackgroundProgram::stop(long timeoutMs)
 int BackgroundProgram::waitForExit(long timeoutMs)
 {
 	Poco::Clock start;
-	while (Poco::Process::isRunning(*_handle) && start.elapsed() < timeoutMs * 1000) Poco::Thread::sleep(20);
-	if (Poco::Process::isRunning(*_handle)) Poco::Process::kill(*_handle);
-	int status = _handle->wait();
+	while (!exited() && start.elapsed() < timeoutMs * 1000) Poco::Thread::sleep(10);
+	if (!exited())
+	{
+		Poco::Process::kill(*_handle);
+		while (!exited()) Poco::Thread::sleep(10);
+	}
 	if (_outReader.joinable()) _outReader.join();
 	if (_errReader.joinable()) _errReader.join();
-	return status;
+	return _status;
 }
 
 

@@ -70,7 +70,8 @@ public:
 		/// out first.
 
 	int stop(long timeoutMs = 10000);
-		/// Requests termination (SIGINT, as Ctrl-C) and returns the exit status; kills it after timeoutMs.
+		/// Requests termination (SIGINT, as Ctrl-C) and returns the exit status; kills it after timeoutMs
+		/// (the status is then 256 + the signal number, as Poco reports it).
 
 	int waitForExit(long timeoutMs = 30000);
 		/// Waits for the program to end by itself; returns its exit status.
@@ -81,6 +82,8 @@ public:
 private:
 	void readOut();
 	void readErr();
+	bool exited();
+		/// Whether the program has ended (reaps it once: _status then holds its exit status).
 
 	std::unique_ptr<Poco::ProcessHandle> _handle;
 	Poco::Pipe _out;
@@ -92,7 +95,7 @@ private:
 	std::vector<std::string> _lines;
 	std::string _errors;
 	bool _outClosed = false;
-	bool _running = true;
+	bool _exited = false;
 	int _status = -1;
 };
 
