@@ -149,6 +149,7 @@ void ProtocolSession::close()
 			_writer.clear();
 			_writer.terminate();
 			_socket.setSendTimeout(Poco::Timespan(1, 0));
+			_sendTimeoutSet = false;
 			_writer.send(_socket);
 		}
 		catch (...)
@@ -484,11 +485,17 @@ std::vector<QueryResult> ProtocolSession::runCycle()
 		if (!_deadline)
 		{
 			setReceiveTimeout(_commandTimeout);
-			_socket.setSendTimeout(_commandTimeout);
+			if (!_sendTimeoutSet || _sendTimeout != _commandTimeout)
+			{
+				_socket.setSendTimeout(_commandTimeout);
+				_sendTimeout = _commandTimeout;
+				_sendTimeoutSet = true;
+			}
 		}
 		else
 		{
 			_socket.setSendTimeout(_deadline->socketTimeout());
+			_sendTimeoutSet = false;
 		}
 		_writer.send(_socket);
 	}

@@ -143,6 +143,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 	_reader.setMaxLength(MessageReader::DEFAULT_MAX_LENGTH);
 	_createdAt.update();
 	_receiveTimeoutSet = false;
+	_sendTimeoutSet = false;
 }
 
 
@@ -173,6 +174,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	_ready = false;
 	_broken = true;
 	_receiveTimeoutSet = false;
+	_sendTimeoutSet = false;
 	_authenticationMethod = "trust";
 	_channelBinding.clear();
 	_scram.reset();

@@ -172,6 +172,8 @@ private:
 	Poco::Timespan _commandTimeout;
 	Poco::Timespan _receiveTimeout;
 	bool _receiveTimeoutSet = false;
+	Poco::Timespan _sendTimeout;
+	bool _sendTimeoutSet = false;
 	bool _cancelSentForTimeout = false;
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;

@@ -28,6 +28,7 @@ class SessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRoles);
 	CPPUNIT_TEST(testCancel);
 	CPPUNIT_TEST(testCommandTimeout);
+	CPPUNIT_TEST(testCommandTimeoutAndCancelOverTls);
 	CPPUNIT_TEST(testNotices);
 	CPPUNIT_TEST(testUnixSocket);
 	CPPUNIT_TEST(testBrokenAfterServerTerminates);
@@ -275,6 +276,37 @@ public:
 		// quick statements are not affected
 		CPPUNIT_ASSERT_EQUAL(std::string("1"), *session->executeSimple("SELECT 1")[0].rows[0][0]);
 		CPPUNIT_ASSERT_EQUAL(std::string(""), *session->executeSimple("SELECT pg_sleep(0.1)::text")[0].rows[0][0]);
+	}
+
+	void testCommandTimeoutAndCancelOverTls()
+	{
+		ProtocolSession::Ptr session = openNode(3, "SSL Mode=prefer;Command Timeout=0.3");
+		CPPUNIT_ASSERT(session->isTls());
+		for (int round = 0; round < 2; ++round)
+		{
+			Poco::Clock started;
+			try
+			{
+				session->executeSimple("SELECT pg_sleep(20)");
+				CPPUNIT_FAIL("the command timeout must cancel the query");
+			}
+			catch (BlueTuskServerException& exc)
+			{
+				CPPUNIT_ASSERT_EQUAL(std::string("57014"), exc.sqlState());
+				CPPUNIT_ASSERT(exc.message().find("command timeout of 300 ms exceeded") != std::string::npos);
+			}
+			CPPUNIT_ASSERT(started.elapsed() < 3000000);
+			CPPUNIT_ASSERT(!session->isBroken());
+			// the TLS stream is intact after a receive timeout: a larger result arrives whole
+			std::vector<QueryResult> results = session->executeSimple("SELECT repeat('x', 100000), g FROM generate_series(1, 50) g");
+			CPPUNIT_ASSERT_EQUAL(std::size_t(50), results.at(0).rows.size());
+			CPPUNIT_ASSERT_EQUAL(std::size_t(100000), results[0].rows[49][0]->size());
+		}
+		session->setCommandTimeout(0);
+		std::thread canceller([&session] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); session->cancel(); });
+		CPPUNIT_ASSERT_THROW(session->executeSimple("SELECT pg_sleep(20)"), BlueTuskServerException);
+		canceller.join();
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *session->executeSimple("SELECT 1")[0].rows[0][0]);
 	}
 
 	void testNotices()
