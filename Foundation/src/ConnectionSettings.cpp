@@ -129,27 +129,39 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 
 std::string ConnectionSettings::toString() const
 {
-	std::vector<std::pair<std::string, std::string>> pairs;
-	pairs.emplace_back("Host", Detail::hostListText(endpoints));
-	pairs.emplace_back("Port", Detail::portListText(endpoints));
-	pairs.emplace_back("Database", database);
-	pairs.emplace_back("Username", username);
-	if (!password.empty()) pairs.emplace_back("Password", "***");
-	pairs.emplace_back("Application Name", applicationName);
-	pairs.emplace_back("Target Session Attributes", BlueTusk::toString(targetSessionAttributes));
-	pairs.emplace_back("Host Order", hostOrder);
-	pairs.emplace_back("Timeout", Detail::formatSeconds(connectTimeout));
-	pairs.emplace_back("SSL Mode", BlueTusk::toString(sslMode));
-	pairs.emplace_back("Root Certificate", rootCertificate);
-	pairs.emplace_back("Passfile", passfile);
+	// Malformed input can leave the password's text inside another free-text value (a host, an
+	// application name): it is masked there too, so no printed connection string shows it. Numbers and
+	// enumeration names are canonical and printed as they are.
+	const std::vector<std::string> secrets = {password};
+	std::string text;
+	auto add = [&text](const char* name, const std::string& value)
+	{
+		text += std::string(name) + "=" + quoteValue(value) + ";"; // the final ';' keeps it in the Npgsql form
+	};
+	auto addText = [&add, &secrets](const char* name, const std::string& value)
+	{
+		add(name, Detail::redactSecrets(value, secrets));
+	};
+	addText("Host", Detail::hostListText(endpoints));
+	add("Port", Detail::portListText(endpoints));
+	addText("Database", database);
+	addText("Username", username);
+	if (!password.empty()) add("Password", "***");
+	addText("Application Name", applicationName);
+	add("Target Session Attributes", BlueTusk::toString(targetSessionAttributes));
+	addText("Host Order", hostOrder);
+	add("Timeout", Detail::formatSeconds(connectTimeout));
+	add("SSL Mode", BlueTusk::toString(sslMode));
+	addText("Root Certificate", rootCertificate);
+	addText("Passfile", passfile);
 
 	const ConnectionSettings defaults;
-	auto addIfChanged = [&pairs](const char* name, const std::string& value, const std::string& defaultValue)
-	{
-		if (value != defaultValue) pairs.emplace_back(name, value);
-	};
 	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
 	auto boolean = [](bool value) { return std::string(value ? "true" : "false"); };
+	auto addIfChanged = [&add](const char* name, const std::string& value, const std::string& defaultValue)
+	{
+		if (value != defaultValue) add(name, value);
+	};
 	addIfChanged("Failover Timeout", seconds(failoverTimeout), seconds(defaults.failoverTimeout));
 	addIfChanged("Host Recheck Seconds", seconds(hostRecheck), seconds(defaults.hostRecheck));
 	addIfChanged("Pooling", boolean(pooling), boolean(defaults.pooling));
@@ -159,16 +171,9 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Connection Lifetime", seconds(connectionLifetime), seconds(defaults.connectionLifetime));
 	addIfChanged("Checkout Timeout", seconds(checkoutTimeout), seconds(defaults.checkoutTimeout));
 	addIfChanged("No Reset On Close", boolean(noResetOnClose), boolean(defaults.noResetOnClose));
-	addIfChanged("Eviction Policy", evictionPolicy, defaults.evictionPolicy);
-	addIfChanged("Plugin Path", Detail::join(pluginPath, ","), "");
+	if (evictionPolicy != defaults.evictionPolicy) addText("Eviction Policy", evictionPolicy);
+	if (!pluginPath.empty()) addText("Plugin Path", Detail::join(pluginPath, ","));
 	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
-
-	std::string text;
-	for (const auto& pair: pairs)
-	{
-		if (!text.empty()) text += ';';
-		text += pair.first + "=" + quoteValue(pair.second);
-	}
 	return text;
 }
 

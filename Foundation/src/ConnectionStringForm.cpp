@@ -27,30 +27,43 @@ bool firstKeywordHasSpace(const std::string& text)
 }
 
 
-bool hasSemicolonOutsideLibpqQuotes(const std::string& text)
-	/// Walks the text with libpq's quoting rule (a value that begins with ' runs to the next unescaped ').
+bool readsAsLibpq(const std::string& text)
+	/// Walks the text with libpq's rules (see LibpqStyleTokenizer.h): false when a ';' appears outside a
+	/// single-quoted value, or when the text is not valid in the libpq form but holds a ';' somewhere.
 {
-	bool valueStart = false;
-	for (std::size_t pos = 0; pos < text.size(); ++pos)
+	const bool anySemicolon = text.find(';') != std::string::npos;
+	std::size_t pos = 0;
+	auto skipSpace = [&text, &pos] { while (pos < text.size() && isSpace(text[pos])) ++pos; };
+	for (skipSpace(); pos < text.size(); skipSpace())
 	{
-		const char c = text[pos];
-		if (c == ';') return true;
-		if (c == '=')
+		for (; pos < text.size() && !isSpace(text[pos]) && text[pos] != '='; ++pos)
 		{
-			valueStart = true;
-			continue;
+			if (text[pos] == ';') return false;
 		}
-		if (isSpace(c)) continue;
-		if (valueStart && c == '\'')
+		skipSpace();
+		if (pos >= text.size() || text[pos] != '=') return !anySemicolon;
+		++pos;
+		skipSpace();
+		if (pos < text.size() && text[pos] == '\'')
 		{
 			for (++pos; pos < text.size() && text[pos] != '\''; ++pos)
 			{
 				if (text[pos] == '\\') ++pos;
 			}
+			if (pos >= text.size()) return !anySemicolon;
+			++pos;
+			if (pos < text.size() && !isSpace(text[pos])) return !anySemicolon;
 		}
-		valueStart = false;
+		else
+		{
+			for (; pos < text.size() && !isSpace(text[pos]); ++pos)
+			{
+				if (text[pos] == ';') return false;
+				if (text[pos] == '\\') ++pos;
+			}
+		}
 	}
-	return false;
+	return true;
 }
 
 } // namespace
@@ -59,7 +72,7 @@ bool hasSemicolonOutsideLibpqQuotes(const std::string& text)
 ConnectionStringForm detectForm(const std::string& text)
 {
 	if (isConnectionUrl(text)) return ConnectionStringForm::Url;
-	if (hasSemicolonOutsideLibpqQuotes(text) || firstKeywordHasSpace(text)) return ConnectionStringForm::NpgsqlStyle;
+	if (firstKeywordHasSpace(text) || !readsAsLibpq(text)) return ConnectionStringForm::NpgsqlStyle;
 	return ConnectionStringForm::LibpqStyle;
 }
 

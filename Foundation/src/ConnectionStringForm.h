@@ -22,10 +22,11 @@ enum class ConnectionStringForm
 };
 
 ConnectionStringForm detectForm(const std::string& text);
-	/// Url when the text begins with postgresql:// or postgres://. Otherwise NpgsqlStyle when the text
-	/// holds a ';' outside a single-quoted libpq value, or when the first keyword (the text before the
-	/// first '=') has white space inside it ("Target Session Attributes=any"); else LibpqStyle. So a
-	/// single pair without ';' ("Host=db-a") is read in the libpq form: only its quoting differs.
+	/// Url when the text begins with postgresql:// or postgres://. Otherwise NpgsqlStyle when the first
+	/// keyword (the text before the first '=') has white space inside it ("Target Session Attributes=any"),
+	/// or when, read by libpq's rules, the text holds a ';' outside a single-quoted value, or is not valid
+	/// libpq text and holds a ';' anywhere; else LibpqStyle. So a single pair without ';' ("Host=db-a") is
+	/// read in the libpq form: only its quoting differs. A text ending in ';' is always NpgsqlStyle.
 
 KeywordValueList tokenize(const std::string& text);
 	/// The pairs of text in its form. Throws BlueTuskConnectionStringException (see the tokenizers).

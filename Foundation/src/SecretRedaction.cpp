@@ -94,18 +94,15 @@ void addValueCandidates(std::vector<std::string>& candidates, const std::string&
 
 
 void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::string& text)
+	/// In a text with "://", every ":<text>@" that crosses no '/' or '@' may be a URL's user info
+	/// password (malformed URLs included), from each ':' before the '@'.
 {
-	for (std::size_t scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3))
+	if (text.find("://") == std::string::npos) return;
+	for (std::size_t at = text.find('@'); at != std::string::npos; at = text.find('@', at + 1))
 	{
-		const std::size_t start = scheme + 3;
-		const std::size_t at = text.find('@', start);
-		if (at == std::string::npos) return;
-		const std::size_t colon = text.find(':', start);
-		if (colon != std::string::npos && colon < at)
+		for (std::size_t pos = at; pos > 0 && text[pos - 1] != '/' && text[pos - 1] != '@'; --pos)
 		{
-			addCandidate(candidates, text.substr(colon + 1, at - colon - 1));
-			const std::size_t slash = text.find('/', colon);
-			if (slash != std::string::npos && slash < at) addCandidate(candidates, text.substr(colon + 1, slash - colon - 1));
+			if (text[pos - 1] == ':') addCandidate(candidates, text.substr(pos, at - pos));
 		}
 	}
 }
@@ -141,6 +138,24 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 	{
 		for (std::size_t found = result.find(secret); found != std::string::npos; found = result.find(secret, found + 3))
 			result.replace(found, secret.size(), "***");
+	}
+	// A value shortened for the message (Detail::quoted: '..."') may end in the first part of a secret.
+	static const std::string cut = "...\"";
+	for (std::size_t found = result.find(cut); found != std::string::npos; found = result.find(cut, found + cut.size()))
+	{
+		for (const std::string& secret: ordered)
+		{
+			std::size_t length = std::min(secret.size() - 1, found);
+			for (; length >= minimumSecretLength; --length)
+			{
+				if (result.compare(found - length, length, secret, 0, length) == 0) break;
+			}
+			if (length >= minimumSecretLength)
+			{
+				result.replace(found - length, length, "***");
+				found = found - length + 3;
+			}
+		}
 	}
 	return result;
 }

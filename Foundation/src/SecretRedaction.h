@@ -20,11 +20,13 @@ std::vector<std::string> passwordCandidates(const std::string& connectionString)
 	/// Every text that might be a password in connectionString, whatever its form or how malformed:
 	/// after each "password" (any letter case) followed by '=', the value up to each possible end
 	/// (';', '&', white space, a quote, the end), unquoted both the Npgsql way (doubled quotes) and the
-	/// libpq way (backslashes), each also percent-decoded; and the password part of a URL's user info.
+	/// libpq way (backslashes), each also percent-decoded; and, when the text has "://", the text
+	/// between any ':' and a later '@' with no '/' or '@' between (a URL's user info password).
 
 std::string redactSecrets(const std::string& message, const std::vector<std::string>& secrets);
 	/// message with every occurrence of every secret of 3 or more characters replaced by "***"
-	/// (longest first). Shorter secrets are left alone: replacing them would garble the message.
+	/// (longest first), and the start of a secret (3 characters or more) that ends a value shortened for
+	/// the message ('..."') too. Shorter secrets are left alone: replacing them would garble the message.
 
 } } // namespace BlueTusk::Detail
 

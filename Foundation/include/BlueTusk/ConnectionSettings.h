@@ -88,7 +88,8 @@ public:
 	std::string toString() const;
 		/// A canonical Npgsql-style connection string that parses back to equal settings, with
 		/// "Password=***" in place of any password (omitted when there is none; the re-parsed password
-		/// is then "***"). Host lists the hosts without ports and Port the ports (one when all are equal,
+		/// is then "***"; a password of 3 or more characters is masked as "***" inside any other value too,
+		/// so such a value does not round-trip). Host lists the hosts without ports and Port the ports (one when all are equal,
 		/// else positional). Every keyword with an environment fallback is always written, so the text
 		/// means the same whatever the environment; the others only when not at their default.
 

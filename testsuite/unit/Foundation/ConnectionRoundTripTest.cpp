@@ -47,6 +47,7 @@ class ConnectionRoundTripTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRoundTrips);
 	CPPUNIT_TEST(testEveryKeywordRoundTrips);
 	CPPUNIT_TEST(testQuotedValuesRoundTrip);
+	CPPUNIT_TEST(testPasswordMaskedInOtherValues);
 	CPPUNIT_TEST(testEquality);
 	CPPUNIT_TEST(testSetOverrides);
 	CPPUNIT_TEST(testSetHostAndPort);
@@ -61,9 +62,9 @@ public:
 		const auto settings = parse("postgresql://bob:s3cr3t-value@db-a:5432,db-b:6432/app?target_session_attrs=standby&Maximum%20Pool%20Size=20");
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a,db-b;Port=5432,6432;Database=app;Username=bob;Password=***;Application Name=;"
 			"Target Session Attributes=standby;Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;"
-			"Maximum Pool Size=20"), settings.toString());
+			"Maximum Pool Size=20;"), settings.toString());
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
-			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile="), parse("Host=db-a;Username=u").toString());
+			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;"), parse("Host=db-a;Username=u").toString());
 	}
 
 	void testRoundTrips()
@@ -94,6 +95,16 @@ public:
 		BLUETUSK_ASSERT_CONTAINS(settings.toString(), "Username=\"semi;colon\"");
 		BLUETUSK_ASSERT_CONTAINS(settings.toString(), "Application Name=\" padded 'quote' \"\"double\"\" \"");
 		checkRoundTrip("Host=db-a;Username=\"semi;colon\";Application Name=' padded ''quote'' \"double\" ';Database=x=y;Host Order=\"a;b\"");
+	}
+
+	void testPasswordMaskedInOtherValues()
+	{
+		// a malformed string left the password's text in the application name: printed masked there too
+		const auto settings = parse("Host=db-a;Username=u;Password=hunter22;Application Name=x password=hunter22");
+		CPPUNIT_ASSERT_EQUAL(std::string("x password=hunter22"), settings.applicationName);
+		const std::string printed = settings.toString();
+		BLUETUSK_ASSERT_CONTAINS(printed, "Application Name=x password=***;");
+		CPPUNIT_ASSERT(!contains(printed, "hunter22"));
 	}
 
 	void testEquality()
