@@ -12,6 +12,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Connector.h"
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
