@@ -26,6 +26,17 @@
 namespace BlueTusk {
 namespace Samples {
 
+void rejectInvalidCertificatesQuietly(Poco::Util::AbstractConfiguration& config)
+	/// Poco's SSLManager asks on the console whether to accept a certificate that does not verify
+	/// (ConsoleCertificateHandler), even when the SSL Mode does not verify (prefer, require): that would block
+	/// and break --json. Reject instead: with verification off OpenSSL ignores the answer, with verify-ca or
+	/// verify-full a bad certificate fails the attempt, as it must. A configured handler is left alone.
+{
+	const std::string key = "openSSL.client.invalidCertificateHandler.name";
+	if (!config.hasProperty(key)) config.setString(key, "RejectCertificateHandler");
+}
+
+
 const int EXIT_STATUS_USAGE = 1;
 const int EXIT_STATUS_FAILURE = 2;
 
@@ -106,6 +117,7 @@ protected:
 			return usageError(exc.message());
 		}
 		setUpLogging();
+		rejectInvalidCertificatesQuietly(config());
 
 		ConnectReport report(_options.json, std::cout, std::cerr);
 		Connector connector = Connector::defaultConnector();

@@ -56,6 +56,7 @@ class ConnectToolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPooledStatsAndSummary);
 	CPPUNIT_TEST(testListPolicies);
 	CPPUNIT_TEST(testReadableText);
+	CPPUNIT_TEST(testDefaultSslModeDoesNotPrompt);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -307,6 +308,18 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2, failed.status);
 		CPPUNIT_ASSERT_MESSAGE(failed.err, contains(failed.err, "[1] error: BlueTuskNoAcceptableHostException: no acceptable host for target primary"));
 		CPPUNIT_ASSERT_MESSAGE(failed.err, contains(failed.err, "attempts, in order:\n    1. " + endpointOf(2) + "  rejected: standby, target primary"));
+	}
+
+	void testDefaultSslModeDoesNotPrompt()
+	{
+		// SSL Mode=prefer (the default) with the cluster's self-signed certificate: TLS is used, the certificate
+		// is not checked, and nothing asks on the console (Poco's default handler would, breaking --json).
+		ProgramResult r = runProgram(connectProgram(), {"--json", "--query", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+			cluster().connectionString("127.0.0.1")});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 0, r.status);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), std::size_t(1), r.lines().size());
+		CPPUNIT_ASSERT_EQUAL(std::string("t"), r.json(0)->getArray("rows")->getArray(0)->getElement<std::string>(0));
+		CPPUNIT_ASSERT_MESSAGE(r.err, !contains(r.out + r.err, "Accept the certificate"));
 	}
 };
 
