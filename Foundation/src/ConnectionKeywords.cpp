@@ -156,16 +156,22 @@ void ConnectionKeywords::apply(ConnectionSettings& settings, const Keyword& keyw
 }
 
 
-void ConnectionKeywords::finish(ConnectionSettings& settings)
+void ConnectionKeywords::finish(ConnectionSettings& settings, bool deriveEndpoints)
 {
-	if (trim(settings._hostList).empty())
+	if (deriveEndpoints)
 	{
-		settings.endpoints.clear();
-	}
-	else
-	{
+		std::vector<HostElement> hosts;
+		if (!trim(settings._hostList).empty())
+		{
+			hosts = parseHostList(settings._hostList, "Host");
+		}
+		else
+		{
+			// endpoints filled in by a program (no Host text): a new Port applies to their hosts
+			for (const auto& endpoint: settings.endpoints) hosts.push_back(HostElement{endpoint.host(), 0});
+		}
 		const std::vector<Poco::UInt16> ports = settings._portList.empty() ? std::vector<Poco::UInt16>() : parsePortList(settings._portList, "Port");
-		settings.endpoints = resolveEndpoints(parseHostList(settings._hostList, "Host"), ports);
+		settings.endpoints = resolveEndpoints(hosts, ports);
 	}
 
 	// Database defaults to the user name, and keeps following it while it was not set explicitly.
@@ -175,18 +181,6 @@ void ConnectionKeywords::finish(ConnectionSettings& settings)
 		settings.database = settings.username;
 		settings._defaultDatabase = settings.username;
 	}
-}
-
-
-std::string ConnectionKeywords::hostListText(const ConnectionSettings& settings)
-{
-	return settings._hostList;
-}
-
-
-std::string ConnectionKeywords::portListText(const ConnectionSettings& settings)
-{
-	return settings._portList;
 }
 
 } } // namespace BlueTusk::Detail

@@ -55,13 +55,10 @@ struct ConnectionKeywords
 		/// value in messages. Throws BlueTuskConnectionStringException for an invalid value. Host and
 		/// Port are validated and kept as text; finish() derives the endpoints.
 
-	static void finish(ConnectionSettings& settings);
-		/// Derives the endpoints from the Host and Port text in force and defaults the database to the
+	static void finish(ConnectionSettings& settings, bool deriveEndpoints);
+		/// When deriveEndpoints, derives the endpoints from the Host and Port text in force (or, without
+		/// Host text, from the hosts of the endpoints already there); then defaults the database to the
 		/// user name. Throws BlueTuskConnectionStringException for a port count mismatch.
-
-	static std::string hostListText(const ConnectionSettings& settings);
-	static std::string portListText(const ConnectionSettings& settings);
-		/// The Host and Port texts in force (given, or from PGHOST/PGPORT).
 };
 
 } } // namespace BlueTusk::Detail

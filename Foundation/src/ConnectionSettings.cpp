@@ -65,7 +65,7 @@ ConnectionSettings parseUnredacted(const std::string& connectionString, const st
 		ConnectionKeywords::apply(settings, keyword, variable->second, std::string(keyword.environment) + " (environment)");
 		given.insert(keyword.setting);
 	}
-	ConnectionKeywords::finish(settings);
+	ConnectionKeywords::finish(settings, true);
 	settings.validate();
 	return settings;
 }
@@ -122,7 +122,7 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 	const auto& entry = findKeyword(keyword, "");
 	ConnectionSettings changed(*this);
 	ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
-	ConnectionKeywords::finish(changed);
+	ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port);
 	*this = std::move(changed);
 }
 

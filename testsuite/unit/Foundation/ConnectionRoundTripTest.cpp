@@ -149,6 +149,15 @@ public:
 		settings.set("host", "x,y");
 		BLUETUSK_ASSERT_ENDPOINTS("x:6001 y:6002", settings);
 
+		// endpoints filled in by a program survive other overrides; a new Port applies to their hosts
+		ConnectionSettings direct;
+		direct.username = "u";
+		direct.endpoints = {BlueTuskHostEndpoint("h1", 7000), BlueTuskHostEndpoint("h2", 7001)};
+		direct.set("Target Session Attributes", "primary");
+		BLUETUSK_ASSERT_ENDPOINTS("h1:7000 h2:7001", direct);
+		direct.set("Port", "6000");
+		BLUETUSK_ASSERT_ENDPOINTS("h1:6000 h2:6000", direct);
+
 		ConnectionSettings empty;
 		empty.set("Port", "6000");
 		CPPUNIT_ASSERT(empty.endpoints.empty());
