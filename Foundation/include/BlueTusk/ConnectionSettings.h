@@ -81,17 +81,20 @@ public:
 	void set(const std::string& keyword, const std::string& value);
 		/// Applies one keyword (any accepted spelling, case-insensitive) as if it were written last in
 		/// the connection string; used for configuration overrides. Re-derives the endpoints when Host
-		/// or Port changes; a database that was defaulted follows a new Username. Throws
-		/// BlueTuskConnectionStringException like parse(), leaving the settings unchanged. Checks the
-		/// value only: call validate() after applying several overrides (e.g. both pool sizes).
+		/// or Port changes (a Port given to settings whose endpoints a program filled in applies to their
+		/// hosts); other keywords leave the endpoints alone. A database that was defaulted follows a new
+		/// Username. Throws BlueTuskConnectionStringException like parse(), leaving the settings
+		/// unchanged. Checks the value only: call validate() after applying several overrides (e.g. both
+		/// pool sizes).
 
 	std::string toString() const;
 		/// A canonical Npgsql-style connection string that parses back to equal settings, with
-		/// "Password=***" in place of any password (omitted when there is none; the re-parsed password
-		/// is then "***"; a password of 3 or more characters is masked as "***" inside any other value too,
-		/// so such a value does not round-trip). Host lists the hosts without ports and Port the ports (one when all are equal,
-		/// else positional). Every keyword with an environment fallback is always written, so the text
-		/// means the same whatever the environment; the others only when not at their default.
+		/// "Password=***" in place of any password (omitted when there is none; the re-parsed password is
+		/// then "***"). A password of 3 or more characters is masked as "***" inside any other free-text
+		/// value too (malformed input can put it there); such a value does not round-trip. Host lists the
+		/// hosts without ports and Port the ports (one when all are equal, else positional). Every keyword
+		/// with an environment fallback is always written, so the text means the same whatever the
+		/// environment; the others only when not at their default. Ends with ';' (always the Npgsql form).
 
 	std::string hostList() const;
 		/// The endpoints' display forms joined with ","; for messages.
