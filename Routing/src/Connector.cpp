@@ -149,7 +149,8 @@ struct Connector::Impl
 			{
 				loadedStandard.insert(base);
 				loadFailures.erase(base);
-				Poco::Logger::get("BlueTusk.Routing").debug("loaded plugin library %s", file);
+				Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
+				if (logger.debug()) logger.debug("loaded plugin library %s", file);
 			}
 			else
 			{

@@ -289,7 +289,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 	{
 		throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
 	}
-	logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, settings.hostOrder, toString(settings.targetSessionAttributes));
+	if (logger().debug()) logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, settings.hostOrder, toString(settings.targetSessionAttributes));
 
 	if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
 	{

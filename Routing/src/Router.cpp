@@ -312,7 +312,8 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 		}
 		catch (Poco::Exception& exc)
 		{
-			logger().debug("idle session to %s failed its role probe, discarded: %s", slot.endpoint.toString(), exc.displayText());
+			if (logger().debug())
+				logger().debug("idle session to %s failed its role probe, discarded: %s", slot.endpoint.toString(), exc.displayText());
 			EndpointPool* pool = entry->pool;
 			pool->release(std::move(entry), true);
 			return; // try the pool's next idle session
@@ -587,7 +588,8 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 		pool->release(std::move(entry));
 		break;
 	}
-	logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).
+	if (logger().debug()) logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
 }
 
 
@@ -619,7 +621,8 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 		attempt.outcome = HostAttempt::LOST_RACE;
 		break;
 	}
-	logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).
+	if (logger().debug()) logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
 }
 
 
