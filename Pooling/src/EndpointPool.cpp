@@ -181,6 +181,44 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		}
 		if (!broken && session->isBroken()) broken = true;
 
+		// Nothing to reset (No Reset On Close and no transaction open): decide and park in one lock section
+		// with one clock read (doc/performance.md, R2).
+		const bool discardAll = !m.settings.noResetOnClose;
+		if (!broken && !discardAll && session->transactionStatus() == TransactionStatus::Idle)
+		{
+			std::lock_guard<std::mutex> lock(m.mutex);
+			if (_impl->draining)
+			{
+				m.discardLocked(*this, std::move(session), false, closer);
+				return;
+			}
+			const Poco::Timestamp now = m.clock->now();
+			bool keep = false;
+			try
+			{
+				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
+			}
+			catch (...)
+			{
+				keep = false;
+			}
+			if (!keep)
+			{
+				m.discardLocked(*this, std::move(session), true, closer);
+				return;
+			}
+			if (!m.options.keepIdle && _impl->pending == 0)
+			{
+				m.discardLocked(*this, std::move(session), false, closer);
+				return;
+			}
+			entry->info.lastReturned = now;
+			entry->session = std::move(session);
+			entry->pool = this;
+			m.parkLocked(*this, std::move(entry), closer);
+			return;
+		}
+
 		// Decide before the reset whether the session can stay at all: no round trips for a session that
 		// is closed anyway (broken, draining, past its lifetime, or an unpooled connection with no waiter).
 		{
@@ -213,7 +251,6 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		}
 
 		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.
-		const bool discardAll = !m.settings.noResetOnClose;
 		if (discardAll || session->transactionStatus() != TransactionStatus::Idle)
 		{
 			try

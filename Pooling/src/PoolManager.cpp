@@ -124,7 +124,7 @@ PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::Sessi
 			continue;
 		}
 		++s.busy;
-		PoolEntryPtr entry(new PoolEntry);
+		PoolEntryPtr entry = item.shell ? std::move(item.shell) : PoolEntryPtr(new PoolEntry);
 		entry->session = std::move(item.session);
 		entry->info = item.info;
 		entry->pool = &pool;
@@ -233,6 +233,7 @@ void PoolManager::Impl::parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detai
 		Detail::IdleSession item;
 		item.session = std::move(entry->session);
 		item.info = entry->info;
+		item.shell = std::move(entry);
 		s.idle.push_back(std::move(item));
 		--s.busy;
 		return;

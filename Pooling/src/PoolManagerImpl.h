@@ -30,6 +30,8 @@ struct IdleSession
 {
 	Session::Ptr session;
 	PooledSessionInfo info;
+	PoolEntryPtr shell;   /// the (empty) PoolEntry it was returned in, reused by the next checkout: no
+	                      /// allocation per checkout (doc/performance.md, R2); may be null
 };
 
 

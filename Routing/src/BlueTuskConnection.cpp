@@ -141,7 +141,8 @@ void BlueTuskConnection::close()
 const HostAttemptList& BlueTuskConnection::attemptLog() const
 {
 	static const HostAttemptList empty;
-	return _state ? _state->attempts : empty;
+	if (!_state) return empty;
+	return _state->sharedAttempts ? *_state->sharedAttempts : _state->attempts;
 }
 
 

@@ -12,18 +12,47 @@
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <mutex>
 
 namespace BlueTusk {
 
+namespace {
+
+Poco::Logger& routingLogger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
+	return instance;
+}
+
+
+constexpr std::size_t ROLE_COUNT = 4; // ServerRole: Unknown, Primary, PrimaryReadOnly, Standby
+
+} // namespace
+
+
 struct BlueTuskDataSource::Impl
 {
+	struct FastEndpoint
+		/// What the idle fast path of open() needs of one endpoint of the host list, built once.
+	{
+		BlueTuskHostEndpoint endpoint;
+		EndpointPool* pool = nullptr;
+		std::size_t position = 0;
+		std::array<std::shared_ptr<const HostAttemptList>, ROLE_COUNT> accepted; /// per ServerRole: the log of
+		                                                                         /// a reused idle session
+	};
+
 	std::shared_ptr<const ConnectionSettings> settings;
 	Connector connector;
 	HostOrderPolicy::Ptr hostOrder;
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
 	std::map<TargetSessionAttributes, TargetSessionPolicy::Ptr> targets;
+	std::vector<FastEndpoint> fastEndpoints;   /// host-list order; empty: no fast path (order not fixed)
+	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
+	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
 
 	Impl(const ConnectionSettings& s, const Connector& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
@@ -38,7 +67,74 @@ struct BlueTuskDataSource::Impl
 		if (it != targets.end()) return it->second;
 		TargetSessionPolicy::Ptr policy = connector.targetSessionPolicy(attributes);
 		targets[attributes] = policy;
+		const unsigned bit = 1u << static_cast<unsigned>(attributes);
+		if (policy && !policy->needsRole()) targetsWithoutRole.fetch_or(bit);
+		targetsKnown.fetch_or(bit);
 		return policy;
+	}
+
+	bool needsNoRole(TargetSessionAttributes attributes)
+		/// Whether the policy of attributes needs no role (every role is accepted), resolved once.
+	{
+		const unsigned bit = 1u << static_cast<unsigned>(attributes);
+		if (!(targetsKnown.load(std::memory_order_acquire) & bit)) target(attributes);
+		return (targetsWithoutRole.load(std::memory_order_acquire) & bit) != 0;
+	}
+
+	void buildFastPath()
+		/// The idle fast path applies when the host order is the host list as written (sequential,
+		/// parallel): then, for a target that accepts every role, the Router would take the first idle
+		/// session in host-list order among the endpoints not known down (DESIGN.md 4 step 2, 5 step 1).
+	{
+		const std::string order = hostOrder->name();
+		if (order != "sequential" && order != "parallel") return;
+		for (std::size_t i = 0; i < settings->endpoints.size(); ++i)
+		{
+			FastEndpoint fast;
+			fast.endpoint = settings->endpoints[i];
+			fast.pool = &manager->pool(fast.endpoint);
+			fast.position = i;
+			for (std::size_t r = 0; r < ROLE_COUNT; ++r)
+			{
+				const ServerRole role = static_cast<ServerRole>(r);
+				HostAttempt attempt;
+				attempt.endpoint = fast.endpoint;
+				attempt.outcome = HostAttempt::ACCEPTED;
+				attempt.role = role;
+				attempt.reused = true;
+				attempt.detail = role == ServerRole::Unknown ? std::string("connected") : toString(role);
+				fast.accepted[r] = std::make_shared<const HostAttemptList>(1, attempt);
+			}
+			fastEndpoints.push_back(std::move(fast));
+		}
+	}
+
+	std::unique_ptr<Detail::ConnectionState> takeIdleFast()
+		/// An idle session from the first endpoint in host-list order that is not known down, or null
+		/// (then the Router runs the full checkout). No allocation besides the connection state.
+	{
+		HostStateRegistry& states = connector.hostStates();
+		const bool checkDown = states.mayHaveDown();
+		for (const FastEndpoint& fast: fastEndpoints)
+		{
+			if (checkDown && states.candidate(fast.endpoint, fast.position, settings->hostRecheck).state == HostCandidate::DOWN)
+				continue;
+			PoolEntryPtr entry = fast.pool->tryTakeIdle();
+			if (!entry) continue;
+			const ServerRole role = entry->session->role();
+			const std::size_t r = static_cast<std::size_t>(role) < ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
+			auto state = std::make_unique<Detail::ConnectionState>();
+			state->settings = settings;
+			state->pooled = true;
+			state->sharedAttempts = fast.accepted[r];
+			state->entry = std::move(entry);
+			state->manager = manager;
+			state->endpoint = fast.endpoint;
+			Poco::Logger& logger = routingLogger();
+			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), fast.accepted[r]->front().detail);
+			return state;
+		}
+		return nullptr;
 	}
 };
 
@@ -77,6 +173,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	_impl->manager = std::make_shared<PoolManager>(*_impl->settings,
 		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);
+	_impl->buildFastPath();
 	Poco::Logger::get("BlueTusk.Routing").information("data source created: %s", settings.toString());
 }
 
@@ -102,6 +199,17 @@ BlueTuskConnection BlueTuskDataSource::open()
 
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
+	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
+	if (!_impl->fastEndpoints.empty() && _impl->needsNoRole(target))
+	{
+		std::unique_ptr<Detail::ConnectionState> fast = _impl->takeIdleFast();
+		if (fast)
+		{
+			fast->owner = _impl;
+			return BlueTuskConnection(std::move(fast));
+		}
+	}
+
 	auto state = std::make_unique<Detail::ConnectionState>();
 	state->settings = _impl->settings;
 	state->pooled = true;

@@ -27,6 +27,8 @@ struct ConnectionState
 	PoolEntryPtr entry;
 	BlueTuskHostEndpoint endpoint;
 	HostAttemptList attempts;
+	std::shared_ptr<const HostAttemptList> sharedAttempts; /// if set, the attempt log instead of attempts: a
+	                                               /// prebuilt one-entry log of the idle fast path (no copy)
 	bool pooled = false;
 
 	ConnectionState() = default;

@@ -22,6 +22,7 @@ void HostStateRegistry::markDown(const BlueTuskHostEndpoint& endpoint, const std
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	Entry& entry = _entries[endpoint];
+	if (entry.state != HostCandidate::DOWN) _downEntries.fetch_add(1, std::memory_order_relaxed);
 	entry.state = HostCandidate::DOWN;
 	entry.learnedAt.update();
 	entry.reason = reason;
@@ -32,6 +33,7 @@ void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole 
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	Entry& entry = _entries[endpoint];
+	if (entry.state == HostCandidate::DOWN) _downEntries.fetch_sub(1, std::memory_order_relaxed);
 	entry.state = HostCandidate::UP;
 	entry.learnedAt.update();
 	entry.reason.clear();
@@ -78,7 +80,13 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 void HostStateRegistry::forget(const std::vector<BlueTuskHostEndpoint>& endpoints)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
-	for (const auto& endpoint: endpoints) _entries.erase(endpoint);
+	for (const auto& endpoint: endpoints)
+	{
+		auto it = _entries.find(endpoint);
+		if (it == _entries.end()) continue;
+		if (it->second.state == HostCandidate::DOWN) _downEntries.fetch_sub(1, std::memory_order_relaxed);
+		_entries.erase(it);
+	}
 }
 
 
@@ -86,6 +94,13 @@ void HostStateRegistry::forgetAll()
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	_entries.clear();
+	_downEntries.store(0, std::memory_order_relaxed);
+}
+
+
+bool HostStateRegistry::mayHaveDown() const
+{
+	return _downEntries.load(std::memory_order_relaxed) > 0;
 }
 
 } // namespace BlueTusk

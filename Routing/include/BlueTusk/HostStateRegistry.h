@@ -15,6 +15,7 @@
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Timespan.h"
 #include "Poco/Timestamp.h"
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -68,8 +69,14 @@ private:
 	HostStateRegistry(const HostStateRegistry&) = delete;
 	HostStateRegistry& operator = (const HostStateRegistry&) = delete;
 
+	bool mayHaveDown() const;
+		/// False when no entry is DOWN (however old): a caller may then skip per-endpoint lookups. Lock-free.
+
+	friend class BlueTuskDataSource;
+
 	mutable std::mutex _mutex;
 	std::map<BlueTuskHostEndpoint, Entry> _entries;
+	std::atomic<int> _downEntries{0};       /// entries whose state is DOWN (changed under _mutex)
 };
 
 } // namespace BlueTusk
