@@ -55,6 +55,15 @@ public:
 		return true;
 	}
 
+	bool view(std::size_t n, const char*& data)
+		/// The next n bytes in place (valid while the body lives), without a copy.
+	{
+		if (_body.size() - _pos < n) return false;
+		data = _body.data() + _pos;
+		_pos += n;
+		return true;
+	}
+
 	bool byte(char& value)
 	{
 		if (_pos >= _body.size()) return false;
@@ -262,9 +271,9 @@ Row BackendMessage::dataRow(std::size_t expectedColumns) const
 			continue;
 		}
 		if (length < 0) malformed("negative length in column " + std::to_string(i + 1));
-		std::string value;
-		if (!cursor.bytes(static_cast<std::size_t>(length), value)) malformed("column " + std::to_string(i + 1) + " is truncated");
-		row.emplace_back(std::move(value));
+		const char* data = nullptr;
+		if (!cursor.view(static_cast<std::size_t>(length), data)) malformed("column " + std::to_string(i + 1) + " is truncated");
+		row.emplace_back(std::in_place, data, static_cast<std::size_t>(length));   // built in place (R6)
 	}
 	if (!cursor.atEnd()) malformed("trailing data");
 	return row;

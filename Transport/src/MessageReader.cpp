@@ -130,12 +130,18 @@ bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 BackendMessage MessageReader::receive(Poco::Net::StreamSocket& socket)
 {
 	BackendMessage message;
+	receive(socket, message);
+	return message;
+}
+
+
+void MessageReader::receive(Poco::Net::StreamSocket& socket, BackendMessage& message)
+{
 	while (!next(message))
 	{
 		if (!fill(socket))
 			throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
 	}
-	return message;
 }
 
 

@@ -419,12 +419,21 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 
 BackendMessage ProtocolSession::receiveInCycle()
 {
+	BackendMessage message;
+	receiveInCycle(message);
+	return message;
+}
+
+
+void ProtocolSession::receiveInCycle(BackendMessage& message)
+{
 	for (;;)
 	{
 		try
 		{
 			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
-			return _reader.receive(_socket);
+			_reader.receive(_socket, message);
+			return;
 		}
 		catch (Poco::TimeoutException&)
 		{
@@ -512,9 +521,10 @@ std::vector<QueryResult> ProtocolSession::runCycle()
 	bool open = false;      // a RowDescription started a result set
 	bool copyOut = false;   // discarding a COPY TO STDOUT
 	std::unique_ptr<BlueTuskServerException> error;
+	BackendMessage message;   // reused: its body keeps its capacity across messages (doc/performance.md, R6)
 	for (;;)
 	{
-		BackendMessage message = receiveInCycle();
+		receiveInCycle(message);
 		try
 		{
 			switch (message.type)

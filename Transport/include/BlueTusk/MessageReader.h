@@ -62,6 +62,10 @@ public:
 		/// BlueTuskProtocolException, or the Poco exception of the socket (Poco::TimeoutException with the
 		/// partial message kept buffered, ConnectionResetException, NetException).
 
+	void receive(Poco::Net::StreamSocket& socket, BackendMessage& message);
+		/// As receive(socket), into message, reusing the capacity of its body (no allocation per message
+		/// once the body has grown to the largest message seen). Same exceptions.
+
 	char receiveByte(Poco::Net::StreamSocket& socket);
 		/// One raw byte (the answer to SSLRequest). Same exceptions as receive(). Throws
 		/// BlueTuskProtocolException if more bytes are already buffered (unexpected data).

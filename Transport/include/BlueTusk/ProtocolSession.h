@@ -142,6 +142,8 @@ private:
 	void handleReady(const BackendMessage& message);
 	bool handleAsync(const BackendMessage& message);
 	BackendMessage receiveInCycle();
+	void receiveInCycle(BackendMessage& message);
+		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
 	std::vector<QueryResult> runCycle();
 	ServerRole roleFromParameters() const;
 
