@@ -102,7 +102,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 			{
 				const BlueTuskServerException* server = dynamic_cast<const BlueTuskServerException*>(exc.nested());
 				if (!server || server->sqlState() != "28000") throw;
-				logger().debug("%s: the server rejected a session without TLS (SSL Mode=allow); retrying with TLS", where());
+				if (logger().debug()) logger().debug("%s: the server rejected a session without TLS (SSL Mode=allow); retrying with TLS", where());
 				reconnect(socket);
 				negotiate(socket, settings, mode, true);
 			}
@@ -115,7 +115,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 			catch (Poco::Net::SSLException& exc)
 			{
 				if (!_tlsHandshakeFailed) throw;
-				logger().debug("%s: TLS handshake failed (%s); retrying without TLS (SSL Mode=prefer)", where(), exc.displayText());
+				if (logger().debug()) logger().debug("%s: TLS handshake failed (%s); retrying without TLS (SSL Mode=prefer)", where(), exc.displayText());
 				reconnect(socket);
 				negotiate(socket, settings, mode, false);
 			}
@@ -196,16 +196,19 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		if (answer == 'S')
 		{
 			_phase = "TLS handshake";
-			Poco::Net::SecureStreamSocket secure;
-			try
+			// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
+			Poco::Net::SecureStreamSocket secure = [&]()
 			{
-				secure = TlsUpgrade::handshake(_socket, _endpoint, mode, settings.rootCertificate, deadline);
-			}
-			catch (Poco::Net::SSLException&)
-			{
-				_tlsHandshakeFailed = true;
-				throw;
-			}
+				try
+				{
+					return TlsUpgrade::handshake(_socket, _endpoint, mode, settings.rootCertificate, deadline);
+				}
+				catch (Poco::Net::SSLException&)
+				{
+					_tlsHandshakeFailed = true;
+					throw;
+				}
+			}();
 			if (deadline.watch()) deadline.watch()->add(secure);
 			_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
 			socket = secure;

@@ -122,20 +122,25 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 	socket.setReceiveTimeout(deadline.socketTimeout());
 	socket.setSendTimeout(deadline.socketTimeout());
 	const std::string sni = endpoint.kind() == BlueTuskHostEndpoint::HOST_NAME ? endpoint.host() : std::string();
-	Poco::Net::SecureStreamSocket secure;
 	Detail::SigpipeGuard guard; // the handshake writes through OpenSSL
-	try
+	// Initialized from attach() directly: Poco's default constructor would build (once per process)
+	// SSLManager's default client context, loading the whole system CA store, for nothing
+	// (doc/performance.md, R7). BlueTusk's own contexts come from context() above.
+	Poco::Net::SecureStreamSocket secure = [&]()
 	{
-		secure = Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);
-	}
-	catch (Poco::Net::SSLException& exc)
-	{
-		std::string text = exc.message();
-		if (verifiesChain(mode, rootCertificate) && text.find("certificate verify failed") != std::string::npos)
-			throw Poco::Net::CertificateValidationException("the server certificate does not verify against the root certificate (" +
-				modeText(mode) + ")", text);
-		throw;
-	}
+		try
+		{
+			return Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);
+		}
+		catch (Poco::Net::SSLException& exc)
+		{
+			std::string text = exc.message();
+			if (verifiesChain(mode, rootCertificate) && text.find("certificate verify failed") != std::string::npos)
+				throw Poco::Net::CertificateValidationException("the server certificate does not verify against the root certificate (" +
+					modeText(mode) + ")", text);
+			throw;
+		}
+	}();
 	if (mode == SslMode::VerifyFull && !matchesHost(secure, endpoint.host()))
 	{
 		if (deadline.watch()) deadline.watch()->remove(secure);
