@@ -27,12 +27,6 @@ SessionCloser::SessionCloser(Poco::Logger& logger):
 }
 
 
-SessionCloser::~SessionCloser()
-{
-	closeAll();
-}
-
-
 void SessionCloser::add(Session::Ptr session)
 {
 	if (session) _sessions.push_back(std::move(session));
@@ -41,6 +35,7 @@ void SessionCloser::add(Session::Ptr session)
 
 void SessionCloser::closeAll()
 {
+	if (_sessions.empty()) return;
 	std::vector<Session::Ptr> sessions;
 	sessions.swap(_sessions);
 	for (auto& session: sessions)
@@ -115,12 +110,12 @@ PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::Sessi
 	if (s.draining) return nullptr;
 	while (!s.idle.empty())
 	{
-		Detail::IdleSession item = std::move(s.idle.back());
-		s.idle.pop_back();
+		Detail::IdleSession& item = s.idle.back();
 		if (item.session->isBroken())
 		{
 			++s.closed;
 			closer.add(std::move(item.session));
+			s.idle.pop_back();
 			continue;
 		}
 		++s.busy;
@@ -128,6 +123,7 @@ PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::Sessi
 		entry->session = std::move(item.session);
 		entry->info = item.info;
 		entry->pool = &pool;
+		s.idle.pop_back();
 		return entry;
 	}
 	return nullptr;
@@ -230,11 +226,10 @@ void PoolManager::Impl::parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detai
 	if (handOffLocked(pool, entry)) return;
 	if (options.keepIdle)
 	{
-		Detail::IdleSession item;
-		item.session = std::move(entry->session);
-		item.info = entry->info;
-		item.shell = std::move(entry);
-		s.idle.push_back(std::move(item));
+		// Built from its parts: a default-constructed PooledSessionInfo would read the clock twice.
+		Session::Ptr session = std::move(entry->session);
+		const PooledSessionInfo info = entry->info;
+		s.idle.push_back(Detail::IdleSession{std::move(session), info, std::move(entry)});
 		--s.busy;
 		return;
 	}

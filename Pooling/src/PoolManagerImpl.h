@@ -59,7 +59,11 @@ class SessionCloser
 {
 public:
 	explicit SessionCloser(Poco::Logger& logger);
-	~SessionCloser();
+
+	~SessionCloser()
+	{
+		if (!_sessions.empty()) closeAll();
+	}
 
 	void add(Session::Ptr session);
 	void closeAll();

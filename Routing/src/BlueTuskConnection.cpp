@@ -85,7 +85,8 @@ void BlueTuskConnection::checkOpen() const
 const BlueTuskHostEndpoint& BlueTuskConnection::connectedEndpoint() const
 {
 	checkOpen();
-	return _state->endpoint;
+	// The owning pool's endpoint (what open() used to copy into the state; the pool outlives the lease).
+	return _state->entry->pool ? _state->entry->pool->endpoint() : _state->endpoint;
 }
 
 

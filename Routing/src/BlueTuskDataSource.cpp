@@ -111,7 +111,8 @@ struct BlueTuskDataSource::Impl
 
 	std::unique_ptr<Detail::ConnectionState> takeIdleFast()
 		/// An idle session from the first endpoint in host-list order that is not known down, or null
-		/// (then the Router runs the full checkout). No allocation besides the connection state.
+		/// (then the Router runs the full checkout). No allocation besides the connection state. The
+		/// caller sets owner (this Impl), which also keeps the pools alive: manager stays null.
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
@@ -128,8 +129,6 @@ struct BlueTuskDataSource::Impl
 			state->pooled = true;
 			state->sharedAttempts = fast.accepted[r];
 			state->entry = std::move(entry);
-			state->manager = manager;
-			state->endpoint = fast.endpoint;
 			Poco::Logger& logger = routingLogger();
 			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), fast.accepted[r]->front().detail);
 			return state;

@@ -21,7 +21,8 @@ struct ConnectionState
 	/// The session of one BlueTuskConnection as a PoolEntry of its owning EndpointPool (unpooled
 	/// connections use a PoolManager that keeps nothing idle). release() returns the entry to that pool.
 {
-	std::shared_ptr<PoolManager> manager;          /// keeps the owning pool alive while the entry is out
+	std::shared_ptr<PoolManager> manager;          /// keeps the owning pool alive while the entry is out (or
+	                                               /// owner does: the idle fast path sets only owner)
 	std::shared_ptr<void> owner;                   /// keeps the data source state alive (leases), or null
 	std::shared_ptr<const ConnectionSettings> settings;
 	PoolEntryPtr entry;
