@@ -117,7 +117,7 @@ void addResult(Poco::JSON::Object& object, const QueryResult& result)
 	}
 	object.set("columns", columns);
 	object.set("rows", rows);
-	object.set("command", result.commandTag);
+	object.set("command_tag", result.commandTag);
 }
 
 } } // namespace BlueTusk::Samples

@@ -43,7 +43,7 @@ Poco::JSON::Object::Ptr connectedEvent(const BlueTuskConnection& connection, Ser
 	///  "elapsed_ms":1.9,"pooled":false,"attempts":[...]}
 
 void addResult(Poco::JSON::Object& object, const QueryResult& result);
-	/// Adds "columns":[names], "rows":[[text or null, ...], ...] and "command":"SELECT 1".
+	/// Adds "columns":[names], "rows":[[text or null, ...], ...] and "command_tag":"SELECT 1" (the command tag, not the SQL).
 
 } } // namespace BlueTusk::Samples
 

@@ -11,11 +11,14 @@
 #include "ConnectOptions.h"
 #include "ConnectReport.h"
 #include "ConnectRun.h"
+#include "ErrorReport.h"
+#include "SampleJson.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Connector.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/ConsoleChannel.h"
+#include "Poco/File.h"
 #include "Poco/Logger.h"
 #include "Poco/Util/Application.h"
 #include "Poco/Util/HelpFormatter.h"
@@ -39,6 +42,52 @@ void rejectInvalidCertificatesQuietly(Poco::Util::AbstractConfiguration& config)
 
 const int EXIT_STATUS_USAGE = 1;
 const int EXIT_STATUS_FAILURE = 2;
+const std::string USAGE_ERROR_TYPE = "UsageError";
+
+
+void printUsageError(bool json, const std::string& text, const std::string& type, const std::string& jsonMessage)
+	/// An error before any connection: JSON error event on stdout (json), else "bluetusk-connect: text" and a
+	/// hint on stderr.
+{
+	if (json)
+	{
+		ErrorReport report;
+		report.type = type;
+		report.message = jsonMessage;
+		std::cout << toLine(report.toJson()) << std::endl;
+		return;
+	}
+	std::cerr << "bluetusk-connect: " << text << "\n(try bluetusk-connect --help)" << std::endl;
+}
+
+
+bool jsonRequested(int argc, char** argv)
+	/// Whether the command line asks for --json (or -j, or an abbreviation such as --js, as Poco's Unix options
+	/// accept): used when the options themselves fail to parse, so the error can still be a JSON line.
+{
+	const std::string name = "json";
+	for (int i = 1; i < argc; ++i)
+	{
+		const std::string arg = argv[i];
+		if (arg == "-j") return true;
+		if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 && arg.size() - 2 <= name.size() && name.compare(0, arg.size() - 2, arg, 2, std::string::npos) == 0)
+			return true;
+	}
+	return false;
+}
+
+
+void checkExplicitPluginPath(const std::string& path)
+	/// A --plugin argument naming a file (it contains a '/') is loaded from that file only, so when the file
+	/// is missing or unreadable say so plainly (the library's message for a base name lists the whole search
+	/// path, which is beside the point here). Throws BlueTuskPluginException.
+{
+	if (path.find('/') == std::string::npos) return;
+	Poco::File file(path);
+	if (!file.exists()) throw BlueTuskPluginException("plugin library " + path + " does not exist");
+	if (!file.isFile()) throw BlueTuskPluginException("plugin library " + path + " is not a file");
+	if (!file.canRead()) throw BlueTuskPluginException("plugin library " + path + " cannot be loaded: it is not readable (permission denied)");
+}
 
 
 class ConnectApplication: public Poco::Util::Application
@@ -123,7 +172,11 @@ protected:
 		Connector connector = Connector::defaultConnector();
 		try
 		{
-			for (const auto& plugin: _options.plugins) connector.loadPlugin(plugin);
+			for (const auto& plugin: _options.plugins)
+			{
+				checkExplicitPluginPath(plugin);
+				connector.loadPlugin(plugin);
+			}
 			if (_options.listPolicies)
 			{
 				report.policies(connector);
@@ -143,7 +196,8 @@ protected:
 		}
 		catch (BlueTuskConnectionStringException& exc)
 		{
-			return usageError("invalid connection string: " + exc.message());
+			// The parser's messages name keywords and positions, never a value: no password can show here.
+			return usageError("invalid connection string: " + exc.message(), "BlueTuskConnectionStringException", exc.message());
 		}
 		try
 		{
@@ -173,7 +227,14 @@ private:
 
 	int usageError(const std::string& message)
 	{
-		std::cerr << "bluetusk-connect: " << message << "\n(try bluetusk-connect --help)" << std::endl;
+		return usageError(message, USAGE_ERROR_TYPE, message);
+	}
+
+	int usageError(const std::string& text, const std::string& type, const std::string& jsonMessage)
+		/// Reports an error found before any connection is tried (exit status 1): with --json as an error
+		/// event on stdout (type "UsageError" or the exception class, no attempts), else text on stderr.
+	{
+		printUsageError(_options.json, text, type, jsonMessage);
 		return EXIT_STATUS_USAGE;
 	}
 
@@ -203,12 +264,17 @@ int main(int argc, char** argv)
 	}
 	catch (Poco::Util::OptionException& exc)
 	{
-		std::cerr << "bluetusk-connect: " << exc.displayText() << "\n(try bluetusk-connect --help)" << std::endl;
+		BlueTusk::Samples::printUsageError(BlueTusk::Samples::jsonRequested(argc, argv), exc.displayText(),
+			BlueTusk::Samples::USAGE_ERROR_TYPE, exc.displayText());
 		return BlueTusk::Samples::EXIT_STATUS_USAGE;
 	}
 	catch (Poco::Exception& exc)
 	{
-		std::cerr << "bluetusk-connect: " << exc.displayText() << std::endl;
+		if (BlueTusk::Samples::jsonRequested(argc, argv))
+		{
+			BlueTusk::Samples::printUsageError(true, exc.displayText(), BlueTusk::Samples::USAGE_ERROR_TYPE, exc.displayText());
+		}
+		else std::cerr << "bluetusk-connect: " << exc.displayText() << std::endl;
 		return BlueTusk::Samples::EXIT_STATUS_USAGE;
 	}
 	return app->run();

@@ -6,6 +6,7 @@
 
 #include "ConnectOptions.h"
 #include "Poco/NumberParser.h"
+#include <limits>
 
 namespace BlueTusk {
 namespace Samples {
@@ -27,11 +28,27 @@ void ConnectOptions::check() const
 int ConnectOptions::positiveNumber(const std::string& option, const std::string& value, int minimum)
 {
 	int number = 0;
-	if (!Poco::NumberParser::tryParse(value, number) || number < minimum)
+	if (Poco::NumberParser::tryParse(value, number) && number >= minimum) return number;
+	const std::string accepted = std::to_string(minimum) + " to " + std::to_string(std::numeric_limits<int>::max());
+	if (isWholeNumber(value))
 	{
-		throw Poco::Util::InvalidArgumentException("--" + option + " needs a whole number >= " + std::to_string(minimum) + ", not \"" + value + "\"");
+		// Digits that do not fit an int (or are below minimum): the value is a number, but not one accepted.
+		throw Poco::Util::InvalidArgumentException("--" + option + " " + value + " is out of range (accepted: " + accepted + ")");
 	}
-	return number;
+	throw Poco::Util::InvalidArgumentException("--" + option + " needs a whole number >= " + std::to_string(minimum) +
+		" (accepted: " + accepted + "), not \"" + value + "\"");
+}
+
+
+bool ConnectOptions::isWholeNumber(const std::string& value)
+{
+	std::size_t start = (!value.empty() && (value[0] == '-' || value[0] == '+')) ? 1 : 0;
+	if (start == value.size()) return false;
+	for (std::size_t i = start; i < value.size(); ++i)
+	{
+		if (value[i] < '0' || value[i] > '9') return false;
+	}
+	return true;
 }
 
 } } // namespace BlueTusk::Samples

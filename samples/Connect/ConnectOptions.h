@@ -38,7 +38,12 @@ struct ConnectOptions
 		/// --pool, a missing connection string, or more than one connection string.
 
 	static int positiveNumber(const std::string& option, const std::string& value, int minimum);
-		/// value as an integer >= minimum, else Poco::Util::InvalidArgumentException naming option.
+		/// value as an integer from minimum to INT_MAX, else Poco::Util::InvalidArgumentException naming option:
+		/// "--count 99999999999999999999 is out of range (accepted: 1 to 2147483647)" for digits outside that
+		/// range, "--count needs a whole number >= 1 (accepted: ...), not "x"" for anything else.
+
+	static bool isWholeNumber(const std::string& value);
+		/// Whether value is an optional sign followed by one or more decimal digits (of any size).
 
 	std::vector<std::string> positional; /// the arguments that are not options
 };

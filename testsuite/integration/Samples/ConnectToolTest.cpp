@@ -8,7 +8,9 @@
 
 #include "SampleProgram.h"
 #include "TestEnvironment.h"
+#include "Poco/FileStream.h"
 #include "Poco/JSON/Array.h"
+#include "Poco/TemporaryFile.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <map>
 #include <set>
@@ -53,6 +55,7 @@ class ConnectToolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRefusedHostInAttempts);
 	CPPUNIT_TEST(testAuthenticationErrorHidesPassword);
 	CPPUNIT_TEST(testUsageErrorsExit1);
+	CPPUNIT_TEST(testUsageErrorsAsJson);
 	CPPUNIT_TEST(testPooledStatsAndSummary);
 	CPPUNIT_TEST(testListPolicies);
 	CPPUNIT_TEST(testReadableText);
@@ -112,7 +115,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("x"), second->getElement<std::string>(1));
 		CPPUNIT_ASSERT(second->isNull(2));
 		CPPUNIT_ASSERT(second->isNull(3));
-		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 2"), str(event, "command"));
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 2"), str(event, "command_tag"));
+		CPPUNIT_ASSERT_MESSAGE("the command tag is under \"command_tag\" only", !event->has("command"));
 		// The raw line writes null, not "null" or "".
 		CPPUNIT_ASSERT_MESSAGE(r.out, contains(r.out, "[\"1\",null,\"\",\"127.0.0.1/32\"]"));
 	}
@@ -198,7 +202,10 @@ public:
 			{{"--bogus", cs}, "Unknown option"},
 			{{}, "a connection string is required"},
 			{{"--target", "fastest", cs}, "accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"},
-			{{"--count", "0", cs}, "--count needs a whole number >= 1"},
+			{{"--count", "0", cs}, "--count 0 is out of range (accepted: 1 to 2147483647)"},
+			{{"--count", "99999999999999999999", cs}, "--count 99999999999999999999 is out of range (accepted: 1 to 2147483647)"},
+			{{"--hold-ms", "-5", cs}, "--hold-ms -5 is out of range (accepted: 0 to 2147483647)"},
+			{{"--count", "many", cs}, "--count needs a whole number >= 1 (accepted: 1 to 2147483647), not \"many\""},
 			{{"--threads", "3", cs}, "--threads needs --pool"},
 			{{"--stats", cs}, "--stats needs --pool"},
 			{{cs, "extra"}, "one connection string expected"},
@@ -216,6 +223,49 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, help.status);
 		CPPUNIT_ASSERT_MESSAGE(help.out, contains(help.out, "--list-policies"));
 		CPPUNIT_ASSERT_MESSAGE(help.out, contains(help.out, "CONNECTION_STRING"));
+	}
+
+	void testUsageErrorsAsJson()
+	{
+		// With --json, errors found before any connection is tried are one JSON error line on stdout, nothing on
+		// stderr, exit status 1; the password of a bad connection string never shows.
+		const std::string secret = "Secr3t-pw-Qz";
+		const std::string cs = clusterHosts(ALL);
+		struct Case
+		{
+			std::vector<std::string> args;
+			std::string type;
+			std::string message;
+		};
+		const std::vector<Case> cases = {
+			{{"--json", "--bogus", cs}, "UsageError", "Unknown option specified: bogus"},
+			{{"--bogus", "--json", cs}, "UsageError", "Unknown option specified: bogus"},
+			{{"--json"}, "UsageError", "a connection string is required"},
+			{{"-j", "--stats", cs}, "UsageError", "--stats needs --pool"},
+			{{"--json", "--count", "99999999999999999999", cs}, "UsageError", "--count 99999999999999999999 is out of range (accepted: 1 to 2147483647)"},
+			{{"--json", "Hots=127.0.0.1;Password=" + secret}, "BlueTuskConnectionStringException", "unknown keyword \"Hots\""},
+			{{"--json", "Host=127.0.0.1;Password=" + secret + ";Port=notaport"}, "BlueTuskConnectionStringException", "Port"},
+			{{"--json", "Host=127.0.0.1;Password=\"" + secret}, "BlueTuskConnectionStringException", ""},
+		};
+		for (const auto& c: cases)
+		{
+			ProgramResult r = runProgram(connectProgram(), c.args);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(c.message + ": " + r.describe(), 1, r.status);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), std::size_t(1), r.lines().size());
+			CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.empty());
+			Poco::JSON::Object::Ptr event = r.json(0);
+			CPPUNIT_ASSERT_EQUAL(std::string("error"), str(event, "event"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.out, c.type, str(event, "type"));
+			CPPUNIT_ASSERT_MESSAGE(r.out, !str(event, "message").empty());
+			CPPUNIT_ASSERT_MESSAGE(r.out, contains(str(event, "message"), c.message));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.out, std::size_t(0), event->getArray("attempts")->size());
+			CPPUNIT_ASSERT_MESSAGE(r.out, !contains(r.out + r.err, secret));
+		}
+		// The same connection strings in text mode: on stderr, no password either.
+		ProgramResult text = runProgram(connectProgram(), {"Host=127.0.0.1;Password=" + secret + ";Port=notaport"});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(text.describe(), 1, text.status);
+		CPPUNIT_ASSERT_MESSAGE(text.describe(), contains(text.err, "invalid connection string: "));
+		CPPUNIT_ASSERT_MESSAGE(text.describe(), text.out.empty() && !contains(text.err, secret));
 	}
 
 	void testPooledStatsAndSummary()
@@ -284,9 +334,31 @@ public:
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(plugged.describe(), 0, plugged.status);
 		CPPUNIT_ASSERT_MESSAGE(plugged.out, contains(plugged.out, "host order:     parallel, preferred-hosts, random, sequential"));
 
+		// An explicit path: the message says what is wrong with that file, not where else it could have looked.
 		ProgramResult missing = runProgram(connectProgram(), {"--json", "--plugin", "/nonexistent/libNothing.so", "--list-policies"});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(missing.describe(), 2, missing.status);
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskPluginException"), str(missing.json(0), "type"));
+		CPPUNIT_ASSERT_EQUAL(std::string("plugin library /nonexistent/libNothing.so does not exist"), str(missing.json(0), "message"));
+
+		ProgramResult directory = runProgram(connectProgram(), {"--json", "--plugin", "/tmp", "--list-policies"});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(directory.describe(), 2, directory.status);
+		CPPUNIT_ASSERT_EQUAL(std::string("plugin library /tmp is not a file"), str(directory.json(0), "message"));
+
+		Poco::TemporaryFile junk;
+		{
+			Poco::FileOutputStream stream(junk.path());
+			stream << "not a shared library\n";
+		}
+		ProgramResult broken = runProgram(connectProgram(), {"--json", "--plugin", junk.path(), "--list-policies"});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(broken.describe(), 2, broken.status);
+		const std::string message = str(broken.json(0), "message");
+		CPPUNIT_ASSERT_MESSAGE(message, message.compare(0, 27 + junk.path().size(), "cannot load plugin library " + junk.path()) == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, "searched"));
+
+		ProgramResult textMissing = runProgram(connectProgram(), {"--plugin", "/nonexistent/libNothing.so", "--list-policies"});
+		CPPUNIT_ASSERT_EQUAL(2, textMissing.status);
+		CPPUNIT_ASSERT_MESSAGE(textMissing.err, contains(textMissing.err, "BlueTuskPluginException: plugin library /nonexistent/libNothing.so does not exist"));
+		CPPUNIT_ASSERT_MESSAGE(textMissing.err, !contains(textMissing.err, "searched"));
 	}
 
 	void testReadableText()
