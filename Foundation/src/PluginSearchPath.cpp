@@ -6,12 +6,14 @@
 
 #include "BlueTusk/PluginSearchPath.h"
 #include "ValueText.h"
+#include "Poco/DirectoryIterator.h"
 #include "Poco/Environment.h"
 #include "Poco/Exception.h"
 #include "Poco/File.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
 #include <algorithm>
+#include <dlfcn.h>
 
 #ifndef BLUETUSK_PLUGIN_INSTALL_DIR
 #define BLUETUSK_PLUGIN_INSTALL_DIR "/usr/local/lib/bluetusk/plugins"
@@ -73,9 +75,27 @@ std::vector<std::string> pluginSearchPath(const std::vector<std::string>& plugin
 	std::vector<std::string> path;
 	for (const auto& entry: pluginPathSetting) addEntry(path, entry);
 	for (const auto& entry: Detail::split(environmentValue, ':')) addEntry(path, entry);
+	addEntry(path, pluginRelocatedDirectory());
 	addEntry(path, pluginInstallDirectory());
 	addEntry(path, pluginBuildDirectory());
 	return path;
+}
+
+
+std::string pluginRelocatedDirectory()
+{
+	// The library that holds this function sits in <prefix>/<libdir>; its plugins in <libdir>/bluetusk/plugins,
+	// wherever the installed tree was moved to (cmake --install --prefix X, a packaged copy).
+	Dl_info info;
+	if (dladdr(reinterpret_cast<void*>(&pluginRelocatedDirectory), &info) == 0 || !info.dli_fname) return std::string();
+	Poco::Path library(info.dli_fname);
+	library.makeAbsolute();
+	Poco::Path directory(library.parent());
+	directory.pushDirectory("bluetusk");
+	directory.pushDirectory("plugins");
+	std::string text = directory.toString();
+	if (text.size() > 1 && text.back() == '/') text.pop_back();
+	return isDirectory(text) ? text : std::string();
 }
 
 
@@ -124,6 +144,32 @@ std::vector<std::string> pluginLibraryFiles(const std::vector<std::string>& sear
 	{
 		if (isFile(entry)) files.push_back(entry);
 	}
+	return files;
+}
+
+
+bool isPluginFile(const std::string& path)
+{
+	return isFile(path);
+}
+
+
+std::vector<std::string> pluginLibrariesIn(const std::string& directory)
+{
+	std::vector<std::string> files;
+	if (!isDirectory(directory)) return files;
+	const std::string extension = Poco::SharedLibrary::suffix().substr(1);
+	try
+	{
+		for (Poco::DirectoryIterator it(directory), end; it != end; ++it)
+		{
+			if (it->isFile() && Poco::Path(it->path()).getExtension() == extension) files.push_back(it->path());
+		}
+	}
+	catch (Poco::Exception&)
+	{
+	}
+	std::sort(files.begin(), files.end());
 	return files;
 }
 

@@ -9,8 +9,6 @@
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/PluginSearchPath.h"
-#include "Poco/DirectoryIterator.h"
-#include "Poco/File.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -37,32 +35,6 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 }
 
 
-bool isFile(const std::string& path)
-{
-	try
-	{
-		Poco::File file(path);
-		return file.exists() && file.isFile();
-	}
-	catch (Poco::Exception&)
-	{
-		return false;
-	}
-}
-
-
-bool isDirectory(const std::string& path)
-{
-	try
-	{
-		Poco::File file(path);
-		return file.exists() && file.isDirectory();
-	}
-	catch (Poco::Exception&)
-	{
-		return false;
-	}
-}
 
 
 } // namespace
@@ -162,19 +134,18 @@ struct Connector::Impl
 		// library carrying a BlueTusk manifest is loaded.
 		for (const auto& entry: pluginPath)
 		{
-			if (isFile(entry))
+			if (isPluginFile(entry))
 			{
 				std::string why;
 				if (!loadedPaths.count(entry) && !loadInto(entry, why))
 					throw BlueTuskPluginException("cannot load plugin library " + entry + ": " + why);
 			}
-			else if (isDirectory(entry))
+			else
 			{
-				for (Poco::DirectoryIterator it(entry), end; it != end; ++it)
+				for (const auto& file: pluginLibrariesIn(entry))
 				{
-					if (!it->isFile() || Poco::Path(it->path()).getExtension() != Poco::SharedLibrary::suffix().substr(1)) continue;
 					std::string why;
-					if (!loadedPaths.count(it->path())) loadInto(it->path(), why);
+					if (!loadedPaths.count(file)) loadInto(file, why);
 				}
 			}
 		}
@@ -268,8 +239,10 @@ void Connector::loadPlugin(const std::string& path)
 {
 	_impl->loadStandard({});
 	std::string file = path;
-	if (!isFile(file))
+	if (!isPluginFile(file))
 	{
+		if (file.find('/') != std::string::npos)
+			throw BlueTuskPluginException("plugin library " + path + " does not exist or is not a file");
 		file = findPluginLibrary(_impl->searchPath({}), path);
 		if (file.empty()) throw BlueTuskPluginException("plugin library " + path + " not found (searched " + describePluginSearchPath(_impl->searchPath({})) + ")");
 	}

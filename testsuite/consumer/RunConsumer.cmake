@@ -48,7 +48,9 @@ message(STATUS "consumer output:\n${output}")
 # Literal lines the output must contain.
 foreach(line
     "endpoint db-a:5433" "endpoint db-b:6432" "endpoint [::1]:5433" "target prefer-standby" "verdict fallback"
-    "plugins ${prefix}/${LIBDIR}/bluetusk/plugins")
+    "plugins ${prefix}/${LIBDIR}/bluetusk/plugins"
+    "relocated ${prefix}/${LIBDIR}/bluetusk/plugins"
+    "hostorder ${prefix}/${LIBDIR}/bluetusk/plugins/libBlueTuskHostOrderPlugin.so")
   string(FIND "${output}" "${line}\n" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "consumer output lacks the line \"${line}\"")

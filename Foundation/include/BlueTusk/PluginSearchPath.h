@@ -24,12 +24,17 @@ constexpr const char* EVICTION_PLUGIN_LIBRARY = "BlueTuskEvictionPlugin";
 
 BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting);
 	/// The plugin search path, in order: the entries of the Plugin Path setting, then the ':'-separated
-	/// entries of the environment variable BLUETUSK_PLUGIN_PATH, then pluginInstallDirectory(), then
-	/// pluginBuildDirectory(). Empty entries are dropped; a repeated entry is kept only the first time.
+	/// entries of the environment variable BLUETUSK_PLUGIN_PATH, then pluginRelocatedDirectory(), then
+	/// pluginInstallDirectory(), then pluginBuildDirectory(). Empty entries are dropped; a repeated entry is kept only the first time.
 	/// Entries may be directories or library files. Thread-safe (reads the environment).
 
 BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting, const std::string& environmentValue);
 	/// As above, with the value of BLUETUSK_PLUGIN_PATH given explicitly (for tests).
+
+BlueTusk_Foundation_API std::string pluginRelocatedDirectory();
+	/// bluetusk/plugins beside the loaded libBlueTuskFoundation (found with dladdr), when that directory
+	/// exists, else "". It finds the plugins of an installed tree that was moved or installed with
+	/// `cmake --install --prefix X` after configuring for another prefix. Thread-safe.
 
 BlueTusk_Foundation_API std::string pluginInstallDirectory();
 	/// Where `cmake --install` puts plugins: <prefix>/<libdir>/bluetusk/plugins.
@@ -49,6 +54,13 @@ BlueTusk_Foundation_API std::string findPluginLibrary(const std::vector<std::str
 BlueTusk_Foundation_API std::vector<std::string> pluginLibraryFiles(const std::vector<std::string>& searchPath);
 	/// The entries of searchPath that are existing files: libraries a site named directly, to be loaded
 	/// as they are. In search path order.
+
+BlueTusk_Foundation_API bool isPluginFile(const std::string& path);
+	/// True when path names an existing regular file (a candidate plugin library). Never throws.
+
+BlueTusk_Foundation_API std::vector<std::string> pluginLibrariesIn(const std::string& directory);
+	/// The shared libraries (files ending in SharedLibrary::suffix(), ".so") directly inside directory, sorted;
+	/// empty when directory does not exist or is not a directory. Never throws.
 
 BlueTusk_Foundation_API std::string describePluginSearchPath(const std::vector<std::string>& searchPath);
 	/// The entries joined with ", " (or "(empty)"), for "not found" messages.

@@ -7,6 +7,7 @@
 
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginSearchPath.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include <iostream>
 #include <map>
@@ -29,6 +30,9 @@ int main(int argc, char** argv)
 		std::cout << "verdict " << BlueTusk::toString(BlueTusk::RoleVerdict::Fallback) << std::endl;
 		std::cout << "settings " << settings.toString() << std::endl;
 		std::cout << "plugins " << CONSUMER_PLUGIN_DIR << std::endl;
+		// The installed tree finds its own plugins first, wherever it was installed (no build tree needed).
+		std::cout << "relocated " << BlueTusk::pluginRelocatedDirectory() << std::endl;
+		std::cout << "hostorder " << BlueTusk::findPluginLibrary(BlueTusk::pluginSearchPath({}), "BlueTuskHostOrderPlugin") << std::endl;
 		return 0;
 	}
 	catch (BlueTusk::BlueTuskException& exc)
