@@ -123,6 +123,9 @@ struct BlueTuskDataSource::Impl
 			PoolEntryPtr entry = fast.pool->tryTakeIdle();
 			if (!entry) continue;
 			const ServerRole role = entry->session->role();
+			// As the Router's onSession(): a role the session learned (e.g. by a probe during its last
+			// lease) becomes the pool's last known role (statistics, tiering of targeted checkouts).
+			if (role != ServerRole::Unknown) fast.pool->setLastKnownRole(role);
 			const std::size_t r = static_cast<std::size_t>(role) < ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
 			auto state = std::make_unique<Detail::ConnectionState>();
 			state->settings = settings;
