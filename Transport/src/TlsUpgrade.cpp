@@ -15,6 +15,7 @@
 #include "Poco/Net/X509Certificate.h"
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <map>
@@ -110,6 +111,11 @@ Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& roo
 	// Host names are checked by matchesHost() (OpenSSL's RFC 6125 matching, IP entries included),
 	// not by Poco's extended verification.
 	context->enableExtendedCertificateVerification(false);
+	// Poco's Context installs SSLManager::verifyClientCallback, which on any chain error asks the process-wide
+	// invalid-certificate handler: in a Poco::Util::Application that is a console prompt ("Accept the
+	// certificate (y,n)?") even when the SSL Mode does not verify. BlueTusk decides alone, as libpq does:
+	// without verification chain errors are ignored; with verify-ca/verify-full they fail the handshake.
+	SSL_CTX_set_verify(context->sslContext(), verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
 	contexts[key] = context;
 	return context;
 }

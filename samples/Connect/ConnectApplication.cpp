@@ -29,17 +29,6 @@
 namespace BlueTusk {
 namespace Samples {
 
-void rejectInvalidCertificatesQuietly(Poco::Util::AbstractConfiguration& config)
-	/// Poco's SSLManager asks on the console whether to accept a certificate that does not verify
-	/// (ConsoleCertificateHandler), even when the SSL Mode does not verify (prefer, require): that would block
-	/// and break --json. Reject instead: with verification off OpenSSL ignores the answer, with verify-ca or
-	/// verify-full a bad certificate fails the attempt, as it must. A configured handler is left alone.
-{
-	const std::string key = "openSSL.client.invalidCertificateHandler.name";
-	if (!config.hasProperty(key)) config.setString(key, "RejectCertificateHandler");
-}
-
-
 const int EXIT_STATUS_USAGE = 1;
 const int EXIT_STATUS_FAILURE = 2;
 const std::string USAGE_ERROR_TYPE = "UsageError";
@@ -166,7 +155,6 @@ protected:
 			return usageError(exc.message());
 		}
 		setUpLogging();
-		rejectInvalidCertificatesQuietly(config());
 
 		ConnectReport report(_options.json, std::cout, std::cerr);
 		Connector connector = Connector::defaultConnector();

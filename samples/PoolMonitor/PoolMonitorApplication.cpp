@@ -82,10 +82,6 @@ protected:
 			if (!_configFile.empty()) loadConfiguration(_configFile);
 			else loadConfiguration();
 		}
-		// Poco's default for a certificate that does not verify is to ask on the console; a server must not.
-		// Rejecting is safe: ignored when the SSL Mode does not verify, a failed attempt when it does.
-		const std::string key = "openSSL.client.invalidCertificateHandler.name";
-		if (!config().hasProperty(key)) config().setString(key, "RejectCertificateHandler");
 		ServerApplication::initialize(self);
 	}
 
