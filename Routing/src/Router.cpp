@@ -75,6 +75,7 @@ struct Router::PassState
 	std::vector<EndpointPool*> saturatedLate;  /// the same for tier 2
 	std::unique_ptr<Poco::Exception> authFailure;
 	std::string authEndpoint;
+	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
 
 	explicit PassState(HostAttemptList& l): log(l)
 	{
@@ -398,6 +399,7 @@ void Router::openOne(Slot& slot, PassState& state)
 
 void Router::race(std::vector<Slot*>& slots, PassState& state)
 {
+	state.raced = true;
 	struct Attempt
 	{
 		Slot* slot = nullptr;
@@ -630,7 +632,8 @@ void Router::checkAuthentication(PassState& state)
 {
 	if (!state.authFailure || state.winner) return;
 	state.releaseAll();
-	std::string message = "authentication failed at " + state.authEndpoint + " (later hosts not tried): " +
+	std::string message = "authentication failed at " + state.authEndpoint +
+		(state.raced ? " (the race was stopped; attempts already under way were abandoned): " : " (later hosts not tried): ") +
 		state.authFailure->message();
 	logger().warning("%s", message);
 	throw BlueTuskAuthenticationException(message, *state.authFailure);

@@ -207,6 +207,11 @@ public:
 			if (parallel) CPPUNIT_ASSERT_MESSAGE(where + ": chose " + chosen + " " + error, raced.find(chosen) != std::string::npos);
 			else CPPUNIT_ASSERT_EQUAL_MESSAGE(where + ": " + error, c.chosen, chosen);
 			CPPUNIT_ASSERT_MESSAGE(where, error.find(PASSWORD) == std::string::npos);
+			if (chosen == '#')
+			{
+				const std::string said = parallel ? "(the race was stopped" : "(later hosts not tried)";
+				CPPUNIT_ASSERT_MESSAGE(where + ": " + error, error.find(said) != std::string::npos);
+			}
 			if (chosen != '!' && chosen != '#')
 			{
 				CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " chosen peer connections", 1, _peers->startups(chosen));
@@ -303,6 +308,7 @@ public:
 		catch (BlueTuskAuthenticationException& exc)
 		{
 			CPPUNIT_ASSERT(exc.message().find(_peers->hostAndPort('A')) != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("(the race was stopped; attempts already under way were abandoned)") != std::string::npos);
 			CPPUNIT_ASSERT(exc.displayText().find("28P01") != std::string::npos);
 			CPPUNIT_ASSERT(exc.displayText().find(PASSWORD) == std::string::npos);
 		}
