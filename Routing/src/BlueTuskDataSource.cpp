@@ -199,6 +199,12 @@ BlueTuskConnection BlueTuskDataSource::open()
 }
 
 
+BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
+{
+	return open(parseTargetSessionAttributes(target, "target"));
+}
+
+
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.

@@ -12,6 +12,7 @@
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
+#include "Poco/String.h"
 #include <map>
 #include <mutex>
 #include <set>
@@ -166,9 +167,22 @@ struct Connector::Impl
 
 	template <class Base>
 	std::shared_ptr<Base> lookup(PluginRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
-		PolicyFamily family, const std::string& name, const char* library, bool fresh)
+		PolicyFamily family, const std::string& requested, const char* library, bool fresh)
 	{
 		loadStandard({});
+		// Names match case-insensitively, like every other connection-string value ("Host Order=Parallel").
+		std::string name = requested;
+		if (!registry.has(name))
+		{
+			for (const auto& available: registry.names())
+			{
+				if (Poco::icompare(available, requested) == 0)
+				{
+					name = available;
+					break;
+				}
+			}
+		}
 		if (!fresh)
 		{
 			std::lock_guard<std::mutex> lock(mutex);

@@ -76,6 +76,11 @@ public:
 		/// Timeout), BlueTuskAuthenticationException, BlueTuskNoAcceptableHostException (no endpoint can
 		/// give an acceptable session, after Failover Timeout).
 
+	BlueTuskConnection open(const std::string& target);
+		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).
+		/// Throws BlueTuskConnectionStringException (listing the accepted names) for an unknown name, then
+		/// as open(TargetSessionAttributes).
+
 	PoolStatistics getPoolStatistics() const;
 		/// The counters summed over every endpoint pool (a consistent snapshot).
 

@@ -47,6 +47,7 @@ class DataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testStatisticsCoverEveryEndpoint);
 	CPPUNIT_TEST(testLeaseReturnsAndIsReused);
 	CPPUNIT_TEST(testIdleBeforeNew);
+	CPPUNIT_TEST(testTargetByName);
 	CPPUNIT_TEST(testAcceptBeforeFallback);
 	CPPUNIT_TEST(testIdleRoleRefreshed);
 	CPPUNIT_TEST(testPromotedStandbyNoticed);
@@ -128,6 +129,30 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
 		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+	}
+
+	void testTargetByName()
+	{
+		Fixture f;
+		f.factory->script("a:5432", FakeHost::primary());
+		f.factory->script("b:5432", FakeHost::standby());
+		auto dataSource = f.create("a,b");
+		{
+			BlueTuskConnection lease = dataSource->open("Read-Only");
+			CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
+			CPPUNIT_ASSERT(lease.role() == ServerRole::Standby);
+		}
+		try
+		{
+			dataSource->open("nearest");
+			CPPUNIT_FAIL("expected BlueTuskConnectionStringException");
+		}
+		catch (BlueTuskConnectionStringException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("target") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("prefer-standby") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").busy + stats(dataSource, "b").busy);
 	}
 
 	void testIdleRoleRefreshed()

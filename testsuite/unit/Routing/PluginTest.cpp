@@ -35,6 +35,7 @@ class PluginTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSitePluginByPluginPathSetting);
 	CPPUNIT_TEST(testSitePluginNotVisibleToOtherConnectors);
 	CPPUNIT_TEST(testUnknownHostOrderInConnectionString);
+	CPPUNIT_TEST(testPolicyNamesIgnoreCase);
 	CPPUNIT_TEST(testLoadPluginErrors);
 	CPPUNIT_TEST(testPolicyOutlivesConnector);
 	CPPUNIT_TEST_SUITE_END();
@@ -108,6 +109,14 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("no host order policy named \"fastest\"; available: parallel, random, sequential"), exc.message());
 		}
 		CPPUNIT_ASSERT_EQUAL(0, factory->totalOpens());
+	}
+
+	void testPolicyNamesIgnoreCase()
+	{
+		Connector connector(std::make_shared<FakeSessionFactory>());
+		CPPUNIT_ASSERT_EQUAL(std::string("parallel"), connector.hostOrderPolicy("Parallel")->name());
+		CPPUNIT_ASSERT(connector.hostOrderPolicy("PARALLEL") == connector.hostOrderPolicy("parallel"));
+		CPPUNIT_ASSERT_EQUAL(std::string("prefer-standby"), connector.targetSessionPolicy("Prefer-Standby")->name());
 	}
 
 	void testLoadPluginErrors()
