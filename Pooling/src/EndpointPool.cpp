@@ -181,18 +181,16 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		}
 		if (!broken && session->isBroken()) broken = true;
 
-		// Nothing to reset (No Reset On Close and no transaction open): decide and park in one lock section
-		// with one clock read (doc/performance.md, R2).
-		const bool discardAll = !m.settings.noResetOnClose;
-		if (!broken && !discardAll && session->transactionStatus() == TransactionStatus::Idle)
+		// Under m.mutex: whether the returning session may stay in the pool (not broken, not draining, the
+		// eviction policy agrees, and an unpooled pool only keeps it for a waiter). When not, it is closed
+		// (counted as evicted when the policy said no) and false is returned.
+		auto mayStayLocked = [&](Poco::Timestamp now) -> bool
 		{
-			std::lock_guard<std::mutex> lock(m.mutex);
-			if (_impl->draining)
+			if (broken || _impl->draining)
 			{
 				m.discardLocked(*this, std::move(session), false, closer);
-				return;
+				return false;
 			}
-			const Poco::Timestamp now = m.clock->now();
 			bool keep = false;
 			try
 			{
@@ -205,13 +203,24 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			if (!keep)
 			{
 				m.discardLocked(*this, std::move(session), true, closer);
-				return;
+				return false;
 			}
 			if (!m.options.keepIdle && _impl->pending == 0)
 			{
 				m.discardLocked(*this, std::move(session), false, closer);
-				return;
+				return false;
 			}
+			return true;
+		};
+
+		// Nothing to reset (No Reset On Close and no transaction open): decide and park in one lock section
+		// with one clock read (doc/performance.md, R2).
+		const bool discardAll = !m.settings.noResetOnClose;
+		if (!broken && !discardAll && session->transactionStatus() == TransactionStatus::Idle)
+		{
+			std::lock_guard<std::mutex> lock(m.mutex);
+			const Poco::Timestamp now = m.clock->now();
+			if (!mayStayLocked(now)) return;
 			entry->info.lastReturned = now;
 			entry->session = std::move(session);
 			entry->pool = this;
@@ -223,31 +232,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		// is closed anyway (broken, draining, past its lifetime, or an unpooled connection with no waiter).
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
-			if (broken || _impl->draining)
-			{
-				m.discardLocked(*this, std::move(session), false, closer);
-				return;
-			}
-			const Poco::Timestamp now = m.clock->now();
-			bool keep = false;
-			try
-			{
-				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
-			}
-			catch (...)
-			{
-				keep = false;
-			}
-			if (!keep)
-			{
-				m.discardLocked(*this, std::move(session), true, closer);
-				return;
-			}
-			if (!m.options.keepIdle && _impl->pending == 0)
-			{
-				m.discardLocked(*this, std::move(session), false, closer);
-				return;
-			}
+			if (!mayStayLocked(m.clock->now())) return;
 		}
 
 		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.
