@@ -11,17 +11,6 @@
 namespace BlueTusk {
 namespace Detail {
 
-namespace {
-
-std::size_t skipSpace(const std::string& text, std::size_t pos)
-{
-	while (pos < text.size() && isSpace(text[pos])) ++pos;
-	return pos;
-}
-
-} // namespace
-
-
 KeywordValueList tokenizeNpgsqlStyle(const std::string& text)
 {
 	KeywordValueList pairs;

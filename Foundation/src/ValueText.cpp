@@ -30,6 +30,13 @@ bool isSpace(char c)
 }
 
 
+std::size_t skipSpace(const std::string& text, std::size_t pos)
+{
+	while (pos < text.size() && isSpace(text[pos])) ++pos;
+	return pos;
+}
+
+
 std::string trim(const std::string& text)
 {
 	std::size_t begin = 0;

@@ -24,6 +24,9 @@ std::string asciiLower(const std::string& text);
 bool isSpace(char c);
 	/// ASCII white space: space, tab, CR, LF, VT, FF.
 
+std::size_t skipSpace(const std::string& text, std::size_t pos);
+	/// The first position at or after pos that is not ASCII white space (text.size() if none).
+
 std::string trim(const std::string& text);
 	/// text without leading and trailing ASCII white space.
 
