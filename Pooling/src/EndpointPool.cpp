@@ -67,7 +67,10 @@ PoolEntryPtr EndpointPool::tryTakeIdle()
 	Detail::SessionCloser closer(m.logger);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->pending > 0) return nullptr;
-	return m.takeIdleLocked(*this, closer);
+	PoolEntryPtr entry = m.takeIdleLocked(*this, closer);
+	// A role the session learned during its last lease (a probe) is noted under the same lock.
+	if (entry) _impl->noteRole(*entry->session);
+	return entry;
 }
 
 
@@ -137,6 +140,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		++_impl->created;
+		_impl->noteRole(*session);
 	}
 	entry->session = std::move(session);
 	if (m.logger.debug()) m.logger.debug("opened a session to " + _endpoint.toString());
@@ -171,15 +175,15 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	try
 	{
 		Detail::SessionCloser closer(m.logger);
-		Session::Ptr session = std::move(entry->session);
-		if (!session)
+		if (!entry->session)
 		{
 			// The holder kept or destroyed the session object: only the bookkeeping is left to undo.
 			std::lock_guard<std::mutex> lock(m.mutex);
 			m.discardLocked(*this, nullptr, false, closer);
 			return;
 		}
-		if (!broken && session->isBroken()) broken = true;
+		Session& session = *entry->session;
+		if (!broken && session.isBroken()) broken = true;
 
 		// Under m.mutex: whether the returning session may stay in the pool (not broken, not draining, the
 		// eviction policy agrees, and an unpooled pool only keeps it for a waiter). When not, it is closed
@@ -188,7 +192,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		{
 			if (broken || _impl->draining)
 			{
-				m.discardLocked(*this, std::move(session), false, closer);
+				m.discardLocked(*this, std::move(entry->session), false, closer);
 				return false;
 			}
 			bool keep = false;
@@ -202,12 +206,12 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			}
 			if (!keep)
 			{
-				m.discardLocked(*this, std::move(session), true, closer);
+				m.discardLocked(*this, std::move(entry->session), true, closer);
 				return false;
 			}
 			if (!m.options.keepIdle && _impl->pending == 0)
 			{
-				m.discardLocked(*this, std::move(session), false, closer);
+				m.discardLocked(*this, std::move(entry->session), false, closer);
 				return false;
 			}
 			return true;
@@ -216,14 +220,12 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		// Nothing to reset (No Reset On Close and no transaction open): decide and park in one lock section
 		// with one clock read (doc/performance.md, R2).
 		const bool discardAll = !m.settings.noResetOnClose;
-		if (!broken && !discardAll && session->transactionStatus() == TransactionStatus::Idle)
+		if (!broken && !discardAll && session.transactionStatus() == TransactionStatus::Idle)
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			const Poco::Timestamp now = m.clock->now();
 			if (!mayStayLocked(now)) return;
 			entry->info.lastReturned = now;
-			entry->session = std::move(session);
-			entry->pool = this;
 			m.parkLocked(*this, std::move(entry), closer);
 			return;
 		}
@@ -236,11 +238,11 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		}
 
 		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.
-		if (discardAll || session->transactionStatus() != TransactionStatus::Idle)
+		if (discardAll || session.transactionStatus() != TransactionStatus::Idle)
 		{
 			try
 			{
-				session->reset(discardAll);
+				session.reset(discardAll);
 			}
 			catch (...)
 			{
@@ -249,17 +251,15 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 				broken = true;
 			}
 		}
-		if (session->isBroken()) broken = true;
+		if (session.isBroken()) broken = true;
 
 		std::lock_guard<std::mutex> lock(m.mutex);
 		if (broken)
 		{
-			m.discardLocked(*this, std::move(session), false, closer);
+			m.discardLocked(*this, std::move(entry->session), false, closer);
 			return;
 		}
 		entry->info.lastReturned = m.clock->now();
-		entry->session = std::move(session);
-		entry->pool = this;
 		m.parkLocked(*this, std::move(entry), closer);
 	}
 	catch (...)
@@ -292,6 +292,7 @@ void EndpointPool::adopt(Session::Ptr session)
 		}
 		++_impl->created;
 		++_impl->busy;
+		_impl->noteRole(*session);
 		PoolEntryPtr entry(new PoolEntry);
 		entry->session = std::move(session);
 		entry->pool = this;
@@ -318,7 +319,7 @@ void EndpointPool::drain()
 		for (auto& item: _impl->idle)
 		{
 			++_impl->closed;
-			closer.add(std::move(item.session));
+			closer.add(std::move(item->session));
 		}
 		_impl->idle.clear();
 		m.failDrainedWaitersLocked(closer);
@@ -400,7 +401,7 @@ int EndpointPool::prunePool(bool background)
 			{
 				std::vector<PooledSessionInfo> infos;
 				infos.reserve(_impl->idle.size());
-				for (const auto& item: _impl->idle) infos.push_back(item.info);
+				for (const auto& item: _impl->idle) infos.push_back(item->info);
 				std::vector<std::size_t> selected;
 				try
 				{
@@ -417,7 +418,7 @@ int EndpointPool::prunePool(bool background)
 				}
 				for (auto it = doomed.rbegin(); it != doomed.rend(); ++it)
 				{
-					closer.add(std::move(_impl->idle[*it].session));
+					closer.add(std::move(_impl->idle[*it]->session));
 					_impl->idle.erase(_impl->idle.begin() + static_cast<std::ptrdiff_t>(*it));
 					++_impl->closed;
 					++_impl->evicted;
@@ -500,6 +501,7 @@ void EndpointPool::warmUpPool(bool background)
 		Detail::SessionCloser closer(m.logger);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		++_impl->created;
+		_impl->noteRole(*entry->session);
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		m.parkLocked(*this, std::move(entry), closer);

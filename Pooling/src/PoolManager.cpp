@@ -21,12 +21,6 @@ namespace BlueTusk {
 
 namespace Detail {
 
-SessionCloser::SessionCloser(Poco::Logger& logger):
-	_logger(logger)
-{
-}
-
-
 void SessionCloser::add(Session::Ptr session)
 {
 	if (session) _sessions.push_back(std::move(session));
@@ -110,20 +104,16 @@ PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::Sessi
 	if (s.draining) return nullptr;
 	while (!s.idle.empty())
 	{
-		Detail::IdleSession& item = s.idle.back();
-		if (item.session->isBroken())
+		PoolEntryPtr entry = std::move(s.idle.back());
+		s.idle.pop_back();
+		if (entry->session->isBroken())
 		{
 			++s.closed;
-			closer.add(std::move(item.session));
-			s.idle.pop_back();
+			closer.add(std::move(entry->session));
 			continue;
 		}
 		++s.busy;
-		PoolEntryPtr entry = item.shell ? std::move(item.shell) : PoolEntryPtr(new PoolEntry);
-		entry->session = std::move(item.session);
-		entry->info = item.info;
 		entry->pool = &pool;
-		s.idle.pop_back();
 		return entry;
 	}
 	return nullptr;
@@ -226,10 +216,8 @@ void PoolManager::Impl::parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detai
 	if (handOffLocked(pool, entry)) return;
 	if (options.keepIdle)
 	{
-		// Built from its parts: a default-constructed PooledSessionInfo would read the clock twice.
-		Session::Ptr session = std::move(entry->session);
-		const PooledSessionInfo info = entry->info;
-		s.idle.push_back(Detail::IdleSession{std::move(session), info, std::move(entry)});
+		entry->pool = &pool;
+		s.idle.push_back(std::move(entry));
 		--s.busy;
 		return;
 	}
@@ -361,7 +349,7 @@ PoolManager::~PoolManager()
 			for (auto& item: s.idle)
 			{
 				++s.closed;
-				closer.add(std::move(item.session));
+				closer.add(std::move(item->session));
 			}
 			s.idle.clear();
 			if (s.busy > 0)

@@ -25,16 +25,6 @@
 namespace BlueTusk {
 namespace Detail {
 
-struct IdleSession
-	/// A session parked in a pool, with what the eviction policy knows of it.
-{
-	Session::Ptr session;
-	PooledSessionInfo info;
-	PoolEntryPtr shell;   /// the (empty) PoolEntry it was returned in, reused by the next checkout: no
-	                      /// allocation per checkout (doc/performance.md, R2); may be null
-};
-
-
 struct PoolWaiter
 	/// One checkout waiting in PoolManager::waitForAny(). Lives on the waiting thread's stack; it is in the
 	/// manager's FIFO queue exactly while it waits. Whoever completes it (grant or drain failure) removes it
@@ -58,7 +48,10 @@ class SessionCloser
 	/// lock guard so that it is destroyed (and closes) after the lock is released.
 {
 public:
-	explicit SessionCloser(Poco::Logger& logger);
+	explicit SessionCloser(Poco::Logger& logger):
+		_logger(logger)
+	{
+	}
 
 	~SessionCloser()
 	{
@@ -84,7 +77,9 @@ private:
 
 struct EndpointPool::Impl
 {
-	std::vector<Detail::IdleSession> idle; /// a stack: back() is the most recently returned
+	std::vector<PoolEntryPtr> idle;        /// a stack: back() is the most recently returned. The parked entry
+	                                       /// itself (session and info) is what the next checkout takes: no
+	                                       /// allocation or copy per checkout (doc/performance.md, R2)
 	int busy = 0;                          /// leased + reserved + being opened
 	int pending = 0;                       /// waiters whose candidate set contains this pool
 	Poco::UInt64 created = 0;
@@ -100,6 +95,14 @@ struct EndpointPool::Impl
 	int total() const
 	{
 		return busy + static_cast<int>(idle.size());
+	}
+
+	void noteRole(const Session& session)
+		/// A role the session knows (PostgreSQL 14+ reports it at startup; a probe refreshes it) becomes
+		/// the pool's last known role. Call with the manager's mutex held.
+	{
+		const ServerRole role = session.role();
+		if (role != ServerRole::Unknown) lastKnownRole = role;
 	}
 };
 

@@ -36,14 +36,38 @@ BlueTuskConnection::BlueTuskConnection()
 
 
 BlueTuskConnection::BlueTuskConnection(std::unique_ptr<Detail::ConnectionState> state):
+	_entry(std::move(state->entry)),
+	_owner(std::move(state->owner)),
+	_settings(state->settings.get()),
+	_attempts(&state->attempts),
 	_state(std::move(state))
+{
+	_pooled = _state->pooled;
+}
+
+
+BlueTuskConnection::BlueTuskConnection(PoolEntryPtr entry, std::shared_ptr<void> owner, const ConnectionSettings& settings,
+	const HostAttemptList& attempts):
+	_entry(std::move(entry)),
+	_owner(std::move(owner)),
+	_settings(&settings),
+	_attempts(&attempts),
+	_pooled(true)
 {
 }
 
 
 BlueTuskConnection::BlueTuskConnection(BlueTuskConnection&& other) noexcept:
-	_state(std::move(other._state))
+	_entry(std::move(other._entry)),
+	_owner(std::move(other._owner)),
+	_settings(other._settings),
+	_attempts(other._attempts),
+	_state(std::move(other._state)),
+	_pooled(other._pooled)
 {
+	other._settings = nullptr;
+	other._attempts = nullptr;
+	other._pooled = false;
 }
 
 
@@ -52,7 +76,15 @@ BlueTuskConnection& BlueTuskConnection::operator = (BlueTuskConnection&& other) 
 	if (this != &other)
 	{
 		close();
+		_entry = std::move(other._entry);
+		_owner = std::move(other._owner);
+		_settings = other._settings;
+		_attempts = other._attempts;
 		_state = std::move(other._state);
+		_pooled = other._pooled;
+		other._settings = nullptr;
+		other._attempts = nullptr;
+		other._pooled = false;
 	}
 	return *this;
 }
@@ -66,13 +98,13 @@ BlueTuskConnection::~BlueTuskConnection()
 
 bool BlueTuskConnection::isOpen() const
 {
-	return _state && _state->entry;
+	return _entry != nullptr;
 }
 
 
 bool BlueTuskConnection::isPooled() const
 {
-	return _state && _state->pooled;
+	return _pooled;
 }
 
 
@@ -85,15 +117,15 @@ void BlueTuskConnection::checkOpen() const
 const BlueTuskHostEndpoint& BlueTuskConnection::connectedEndpoint() const
 {
 	checkOpen();
-	// The owning pool's endpoint (what open() used to copy into the state; the pool outlives the lease).
-	return _state->entry->pool ? _state->entry->pool->endpoint() : _state->endpoint;
+	// The owning pool's endpoint (the pool outlives the lease).
+	return _entry->pool->endpoint();
 }
 
 
 ServerRole BlueTuskConnection::role() const
 {
 	checkOpen();
-	Session& session = *_state->entry->session;
+	Session& session = *_entry->session;
 	ServerRole role = session.role();
 	if (role == ServerRole::Unknown && !session.isBroken())
 	{
@@ -112,7 +144,7 @@ ServerRole BlueTuskConnection::role() const
 Session& BlueTuskConnection::session()
 {
 	checkOpen();
-	return *_state->entry->session;
+	return *_entry->session;
 }
 
 
@@ -130,27 +162,37 @@ QueryResult BlueTuskConnection::execute(const std::string& sql, const std::vecto
 
 void BlueTuskConnection::close()
 {
-	if (_state)
+	if (_entry)
 	{
-		_state->release();
-		_state->manager.reset();
-		_state->owner.reset();
+		// Back to the owning pool, which discards a broken session (DESIGN.md section 5).
+		EndpointPool* pool = _entry->pool;
+		const bool broken = !_entry->session || _entry->session->isBroken();
+		if (pool)
+		{
+			pool->release(std::move(_entry), broken);
+		}
+		else
+		{
+			if (_entry->session) _entry->session->close();
+			_entry.reset();
+		}
 	}
+	// An unpooled connection's manager goes now; _owner stays until destruction (settings(), attemptLog()).
+	if (_state) _state->manager.reset();
 }
 
 
 const HostAttemptList& BlueTuskConnection::attemptLog() const
 {
 	static const HostAttemptList empty;
-	if (!_state) return empty;
-	return _state->sharedAttempts ? *_state->sharedAttempts : _state->attempts;
+	return _attempts ? *_attempts : empty;
 }
 
 
 const ConnectionSettings& BlueTuskConnection::settings() const
 {
-	if (!_state || !_state->settings) throw Poco::InvalidAccessException("BlueTuskConnection is not open");
-	return *_state->settings;
+	if (!_settings) throw Poco::InvalidAccessException("BlueTuskConnection is not open");
+	return *_settings;
 }
 
 } // namespace BlueTusk

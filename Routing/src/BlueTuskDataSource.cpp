@@ -109,10 +109,10 @@ struct BlueTuskDataSource::Impl
 		}
 	}
 
-	std::unique_ptr<Detail::ConnectionState> takeIdleFast()
+	PoolEntryPtr takeIdleFast(const HostAttemptList*& attempts)
 		/// An idle session from the first endpoint in host-list order that is not known down, or null
-		/// (then the Router runs the full checkout). No allocation besides the connection state. The
-		/// caller sets owner (this Impl), which also keeps the pools alive: manager stays null.
+		/// (then the Router runs the full checkout). No allocation: attempts is set to the prebuilt
+		/// one-entry log of the session's endpoint and role, which lives as long as this Impl.
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
@@ -122,19 +122,12 @@ struct BlueTuskDataSource::Impl
 				continue;
 			PoolEntryPtr entry = fast.pool->tryTakeIdle();
 			if (!entry) continue;
-			const ServerRole role = entry->session->role();
-			// As the Router's onSession(): a role the session learned (e.g. by a probe during its last
-			// lease) becomes the pool's last known role (statistics, tiering of targeted checkouts).
-			if (role != ServerRole::Unknown) fast.pool->setLastKnownRole(role);
+			const ServerRole role = entry->session->role(); // tryTakeIdle() noted it as the pool's last known role
 			const std::size_t r = static_cast<std::size_t>(role) < ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
-			auto state = std::make_unique<Detail::ConnectionState>();
-			state->settings = settings;
-			state->pooled = true;
-			state->sharedAttempts = fast.accepted[r];
-			state->entry = std::move(entry);
+			attempts = fast.accepted[r].get();
 			Poco::Logger& logger = routingLogger();
-			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), fast.accepted[r]->front().detail);
-			return state;
+			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), attempts->front().detail);
+			return entry;
 		}
 		return nullptr;
 	}
@@ -210,12 +203,9 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	if (!_impl->fastEndpoints.empty() && _impl->needsNoRole(target))
 	{
-		std::unique_ptr<Detail::ConnectionState> fast = _impl->takeIdleFast();
-		if (fast)
-		{
-			fast->owner = _impl;
-			return BlueTuskConnection(std::move(fast));
-		}
+		const HostAttemptList* attempts = nullptr;
+		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
+		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts);
 	}
 
 	auto state = std::make_unique<Detail::ConnectionState>();
@@ -231,9 +221,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	request.pooled = true;
 
 	state->entry = Detail::Router(request).route(state->attempts);
-	state->manager = _impl->manager;
-	state->owner = _impl;
-	state->endpoint = state->entry->pool->endpoint();
+	state->owner = _impl;   // owns the manager and so the pools
 	return BlueTuskConnection(std::move(state));
 }
 

@@ -18,25 +18,22 @@ namespace BlueTusk {
 namespace Detail {
 
 struct ConnectionState
-	/// The session of one BlueTuskConnection as a PoolEntry of its owning EndpointPool (unpooled
-	/// connections use a PoolManager that keeps nothing idle). release() returns the entry to that pool.
+	/// What a routed open (BlueTuskDataSource::open() past its idle fast path, or an unpooled
+	/// BlueTuskConnection::open()) produces: the lease and what the connection must own besides it. The
+	/// BlueTuskConnection takes entry and owner out of it and keeps the rest (settings, attempt log and
+	/// an unpooled connection's PoolManager) for as long as it lives.
 {
-	std::shared_ptr<PoolManager> manager;          /// keeps the owning pool alive while the entry is out (or
-	                                               /// owner does: the idle fast path sets only owner)
-	std::shared_ptr<void> owner;                   /// keeps the data source state alive (leases), or null
+	std::shared_ptr<PoolManager> manager;          /// an unpooled connection's one-endpoint manager (owns the
+	                                               /// entry's pool), or null; let go by close()
+	std::shared_ptr<void> owner;                   /// a lease: the data source state, which owns the pool
 	std::shared_ptr<const ConnectionSettings> settings;
 	PoolEntryPtr entry;
-	BlueTuskHostEndpoint endpoint;
 	HostAttemptList attempts;
-	std::shared_ptr<const HostAttemptList> sharedAttempts; /// if set, the attempt log instead of attempts: a
-	                                               /// prebuilt one-entry log of the idle fast path (no copy)
 	bool pooled = false;
 
-	ConnectionState() = default;
-	~ConnectionState();
-
-	void release() noexcept;
-		/// Hands the entry back to its pool (broken sessions are discarded there). Idempotent.
+	ConnectionState() {}
+		/// User-provided on purpose: make_unique then runs the member initializers only, without first
+		/// zero-filling the whole object.
 
 private:
 	ConnectionState(const ConnectionState&) = delete;

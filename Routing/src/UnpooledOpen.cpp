@@ -36,7 +36,6 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 
 	state->entry = Router(request).route(state->attempts);
 	state->manager = manager;
-	state->endpoint = state->entry->pool->endpoint();
 	state->pooled = false;
 	return state;
 }

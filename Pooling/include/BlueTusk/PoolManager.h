@@ -33,7 +33,8 @@ public:
 	using Ptr = std::shared_ptr<PoolClock>;
 	virtual ~PoolClock();
 	virtual Poco::Timestamp now() const;
-		/// The current time (the system clock by default). Thread-safe.
+		/// The current time. The default reads the system clock's coarse variant (CLOCK_REALTIME_COARSE,
+		/// resolution of one kernel tick, 1-4 ms): pool times decide lifetimes of seconds. Thread-safe.
 };
 
 
@@ -72,6 +73,8 @@ public:
 	PoolEntryPtr tryTakeIdle();
 		/// An idle session, most recently returned first, or null. Never waits, no I/O. Null when
 		/// draining or when earlier checkouts are waiting for this pool (first come, first served).
+		/// A role the session knows becomes the pool's lastKnownRole() (as for every session the pool
+		/// opens, warms up or adopts). Thread-safe.
 
 	bool tryReserve();
 		/// Reserves room for one new session if total < maximum and not draining (and nobody waits).
@@ -114,6 +117,10 @@ public:
 
 	void setLastKnownRole(ServerRole role);
 	ServerRole lastKnownRole() const;
+		/// The role last seen on this endpoint: set by the router after a probe, and taken from every
+		/// session the pool opens, warms up, adopts or hands out idle when that session knows its role
+		/// (PostgreSQL 14+ reports in_hot_standby and default_transaction_read_only at startup, so warm-up
+		/// alone fills it in). ServerRole::Unknown until then. Thread-safe.
 
 	PoolStatistics statistics() const;
 		/// A consistent snapshot of this pool's counters.

@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/PoolManager.h"
 #include "BlueTusk/QueryResult.h"
 #include "BlueTusk/Session.h"
 #include "BlueTusk/TargetSessionAttributes.h"
@@ -95,7 +96,9 @@ public:
 
 	void close();
 		/// Unpooled: closes the physical session. Lease: returns it to its owning EndpointPool (reset
-		/// there; discarded when broken). Never throws; safe to call twice.
+		/// there; discarded when broken). Never throws; safe to call twice. The object keeps settings()
+		/// and attemptLog() readable until it is destroyed (for a lease, it holds the data source's
+		/// bookkeeping, not a session, until then).
 
 	const HostAttemptList& attemptLog() const;
 		/// The endpoints tried by the open that produced this connection, in attempt order, with outcomes
@@ -106,12 +109,25 @@ public:
 
 private:
 	explicit BlueTuskConnection(std::unique_ptr<Detail::ConnectionState> state);
+		/// A routed or unpooled open: takes the lease and the owner out of state and keeps the rest.
+
+	BlueTuskConnection(PoolEntryPtr entry, std::shared_ptr<void> owner, const ConnectionSettings& settings,
+		const HostAttemptList& attempts);
+		/// The idle fast path of BlueTuskDataSource::open(): a lease with no allocation; settings and
+		/// attempts live in the data source state that owner keeps alive.
+
 	BlueTuskConnection(const BlueTuskConnection&) = delete;
 	BlueTuskConnection& operator = (const BlueTuskConnection&) = delete;
 
 	void checkOpen() const;
 
-	std::unique_ptr<Detail::ConnectionState> _state;
+	PoolEntryPtr _entry;                         /// the session, until close()
+	std::shared_ptr<void> _owner;                /// a lease: the data source state (owns the pool, and what
+	                                             /// _settings and _attempts point to); kept until destruction
+	const ConnectionSettings* _settings = nullptr;
+	const HostAttemptList* _attempts = nullptr;
+	std::unique_ptr<Detail::ConnectionState> _state; /// routed and unpooled opens: what they own, or null
+	bool _pooled = false;
 
 	friend class Detail::Router;
 	friend class BlueTuskDataSource;

@@ -84,6 +84,7 @@ class EndpointPoolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnpooled);
 	CPPUNIT_TEST(testReleaseGoesToOwningPool);
 	CPPUNIT_TEST(testLastKnownRole);
+	CPPUNIT_TEST(testLastKnownRoleFromSessions);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -739,7 +740,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(1, sb.idle);
 		CPPUNIT_ASSERT_EQUAL(1, sa.minSize);
 		CPPUNIT_ASSERT_EQUAL(3, sa.maxSize);
-		CPPUNIT_ASSERT_EQUAL(std::string("total=2 idle=0 busy=2 pending=0 created=2 closed=0 evicted=0 timeouts=0 failures=0 min=1 max=3"), sa.toString());
+		CPPUNIT_ASSERT_EQUAL(std::string("total=2 idle=0 busy=2 pending=0 created=2 closed=0 evicted=0 timeouts=0 failures=0 min=1 max=3 role=primary"), sa.toString());
 		auto hosts = manager.hostStatistics();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), hosts.size());
 		CPPUNIT_ASSERT_EQUAL(2, hosts[endpointNo(1)].busy);
@@ -808,6 +809,38 @@ public:
 		CPPUNIT_ASSERT(a.lastKnownRole() == ServerRole::Standby);
 		CPPUNIT_ASSERT(a.statistics().lastKnownRole == ServerRole::Standby);
 		CPPUNIT_ASSERT(manager.hostStatistics()[endpointNo(1)].lastKnownRole == ServerRole::Standby);
+	}
+
+	void testLastKnownRoleFromSessions()
+	{
+		// Sessions that know their role (PostgreSQL 14+ reports it at startup) fill in the pool's last known
+		// role: warm-up alone, a new session, and an idle session handed out again.
+		PoolManager& manager = makeManager(poolSettings(1, 3));
+		EndpointPool& a = manager.pool(endpointNo(1));
+		EndpointPool& b = manager.pool(endpointNo(2));
+		_world->role = ServerRole::Standby;
+		manager.warmUp({endpointNo(1)});
+		CPPUNIT_ASSERT_EQUAL(1, a.statistics().idle);
+		CPPUNIT_ASSERT(a.statistics().lastKnownRole == ServerRole::Standby);
+		CPPUNIT_ASSERT(manager.hostStatistics()[endpointNo(1)].lastKnownRole == ServerRole::Standby);
+
+		_world->role = ServerRole::PrimaryReadOnly;
+		CPPUNIT_ASSERT(b.tryReserve());
+		PoolEntryPtr opened = b.openReserved();
+		CPPUNIT_ASSERT(b.lastKnownRole() == ServerRole::PrimaryReadOnly);
+
+		_world->role = ServerRole::Primary;   // the idle session of a was promoted meanwhile
+		PoolEntryPtr reused = a.tryTakeIdle();
+		CPPUNIT_ASSERT(reused != nullptr);
+		CPPUNIT_ASSERT(a.lastKnownRole() == ServerRole::Primary);
+
+		_world->role = ServerRole::Unknown;   // a session that does not know its role changes nothing
+		a.release(std::move(reused));
+		CPPUNIT_ASSERT(a.tryReserve());
+		PoolEntryPtr unknown = a.openReserved();
+		CPPUNIT_ASSERT(a.lastKnownRole() == ServerRole::Primary);
+		a.release(std::move(unknown));
+		b.release(std::move(opened));
 	}
 
 private:

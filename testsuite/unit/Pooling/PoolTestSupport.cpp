@@ -72,13 +72,13 @@ std::string FakeSession::connectedAddress() const
 
 ServerRole FakeSession::role() const
 {
-	return ServerRole::Primary;
+	return _world->role.load();
 }
 
 
 ServerRole FakeSession::probeRole(bool)
 {
-	return ServerRole::Primary;
+	return _world->role.load();
 }
 
 

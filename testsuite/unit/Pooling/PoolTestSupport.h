@@ -32,6 +32,7 @@ struct FakeWorld
 	std::atomic<int> openDelayMicroseconds{0};
 	std::atomic<int> failNextOpens{0};     /// the next N opens throw BlueTuskTransportException
 	std::atomic<int> openFailurePermille{0}; /// random open failures (per 1000)
+	std::atomic<ServerRole> role{ServerRole::Primary}; /// what every session reports as its role
 
 	void record(int sessionId, const std::string& sql);
 	std::vector<std::string> sqlOf(int sessionId) const;
