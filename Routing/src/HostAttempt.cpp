@@ -16,6 +16,14 @@ std::string HostAttempt::toString() const
 }
 
 
+std::string HostAttempt::detailedText() const
+{
+	std::string text = detail.empty() ? outcomeName(outcome) : detail;
+	if (!nestedText.empty() && nestedText != detail) text += " [" + nestedText + "]";
+	return text;
+}
+
+
 std::string HostAttempt::outcomeName(Outcome outcome)
 {
 	switch (outcome)

@@ -7,6 +7,7 @@
 #include "Router.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/Thread.h"
@@ -50,6 +51,28 @@ std::string formatMs(double ms)
 	return std::to_string(static_cast<long>(ms + 0.5));
 }
 
+
+std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttemptList::const_iterator end)
+	/// "a:5432 failed x3, b:5432 rejected x3": each endpoint and outcome with how often it occurred, in
+	/// order of first occurrence (the compact form of the earlier passes in the Failover Timeout message).
+{
+	std::vector<std::pair<std::string, int>> counts;
+	for (auto it = begin; it != end; ++it)
+	{
+		std::string key = it->endpoint.toString() + " " + HostAttempt::outcomeName(it->outcome);
+		auto found = std::find_if(counts.begin(), counts.end(), [&key](const std::pair<std::string, int>& c) { return c.first == key; });
+		if (found == counts.end()) counts.emplace_back(key, 1);
+		else ++found->second;
+	}
+	std::string text;
+	for (const auto& count: counts)
+	{
+		if (!text.empty()) text += ", ";
+		text += count.first + " x" + std::to_string(count.second);
+	}
+	return text;
+}
+
 } // namespace
 
 
@@ -69,6 +92,7 @@ struct Router::Slot
 struct Router::PassState
 {
 	HostAttemptList& log;
+	const int number;              /// this pass, from 1 (HostAttempt::pass)
 	PoolEntryPtr winner;
 	PoolEntryPtr retained;         /// the first healthy fallback
 	std::vector<EndpointPool*> saturated;      /// acceptable endpoints without capacity now (tiers 0-1)
@@ -77,8 +101,15 @@ struct Router::PassState
 	std::string authEndpoint;
 	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
 
-	explicit PassState(HostAttemptList& l): log(l)
+	PassState(HostAttemptList& l, int n): log(l), number(n)
 	{
+	}
+
+	void record(HostAttempt& attempt)
+		/// Appends attempt to the log as one of this pass.
+	{
+		attempt.pass = number;
+		log.push_back(attempt);
 	}
 
 	~PassState()
@@ -133,11 +164,12 @@ PoolEntryPtr Router::route(HostAttemptList& log)
 	const Poco::Timespan maxBackoff(1, 0);
 	int passes = 0;
 	bool usePoolRoles = true;
+	const std::size_t routeStart = log.size();
 	for (;;)
 	{
 		++passes;
 		std::size_t passStart = log.size();
-		PoolEntryPtr result = pass(log, checkoutDeadline, usePoolRoles);
+		PoolEntryPtr result = pass(log, passes, checkoutDeadline, usePoolRoles);
 		if (result) return result;
 
 		Poco::Timespan elapsed(start.elapsed());
@@ -153,16 +185,16 @@ PoolEntryPtr Router::route(HostAttemptList& log)
 			usePoolRoles = false;
 			continue;
 		}
-		throwNoAcceptable(log, passStart, passes, millisecondsSince(start));
+		throwNoAcceptable(log, routeStart, passStart, passes, millisecondsSince(start));
 	}
 }
 
 
-PoolEntryPtr Router::pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline, bool usePoolRoles)
+PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp checkoutDeadline, bool usePoolRoles)
 {
 	const TargetSessionPolicy& target = *_request.target;
 	const bool needsRole = target.needsRole();
-	PassState state(log);
+	PassState state(log, number);
 
 	for (;;)
 	{
@@ -326,7 +358,7 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 	}
 	HostAttempt attempt;
 	onSession(slot, std::move(entry), role, true, millisecondsSince(start), state, attempt);
-	state.log.push_back(attempt);
+	state.record(attempt);
 	if (attempt.outcome == HostAttempt::REJECTED) slot.rejectedNow = true;
 	poolDone = true;
 }
@@ -355,7 +387,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 					attempt.endpoint = slot->endpoint;
 					attempt.outcome = HostAttempt::FAILED;
 					attempt.detail = "draining";
-					state.log.push_back(attempt);
+					state.record(attempt);
 				}
 				else state.addSaturated(slot->pool, slot->tier);
 				continue;
@@ -389,11 +421,11 @@ void Router::openOne(Slot& slot, PassState& state)
 	{
 		if (entry) slot.pool->release(std::move(entry), true);
 		onFailure(slot, exc, millisecondsSince(start), false, state, attempt);
-		state.log.push_back(attempt);
+		state.record(attempt);
 		return;
 	}
 	onSession(slot, std::move(entry), role, false, millisecondsSince(start), state, attempt);
-	state.log.push_back(attempt);
+	state.record(attempt);
 }
 
 
@@ -533,7 +565,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	// The log lists the raced endpoints in plan order, not in order of completion.
 	for (auto& attempt: attempts)
 	{
-		if (attempt->logged) state.log.push_back(attempt->record);
+		if (attempt->logged) state.record(attempt->record);
 	}
 }
 
@@ -640,7 +672,8 @@ void Router::checkAuthentication(PassState& state)
 }
 
 
-void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t passStart, int passes, double elapsedMs) const
+void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
+	double elapsedMs) const
 {
 	std::string message = "no acceptable host for target " + _request.target->name() + " (Host Order=" +
 		_request.hostOrder->name() + ")";
@@ -661,20 +694,25 @@ void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t passStart
 		list += log[i].toString();
 	}
 	message += list;
+	if (passStart > routeStart)
+	{
+		message += " (earlier passes: " + summarizeAttempts(log.begin() + routeStart, log.begin() + passStart) + ")";
+	}
 	logger().information("%s", message);
 
-	// One nested exception per endpoint, in attempt order, each holding the full detail.
+	// Every pass as data; one nested exception per endpoint of the last pass, in attempt order, each holding
+	// the full detail.
+	HostAttemptList attempts(log.begin() + routeStart, log.end());
 	std::unique_ptr<BlueTuskException> nested;
 	for (std::size_t i = log.size(); i > passStart; --i)
 	{
 		const HostAttempt& attempt = log[i - 1];
-		std::string text = attempt.toString();
-		if (!attempt.nestedText.empty() && attempt.nestedText != attempt.detail) text += " [" + attempt.nestedText + "]";
+		std::string text = attempt.endpoint.toString() + ": " + attempt.detailedText();
 		if (nested) nested.reset(new BlueTuskException(text, *nested));
 		else nested.reset(new BlueTuskException(text));
 	}
-	if (nested) throw BlueTuskNoAcceptableHostException(message, *nested);
-	throw BlueTuskNoAcceptableHostException(message);
+	if (nested) throw HostAttemptsException(message, *nested, attempts, passes);
+	throw HostAttemptsException(message, attempts, passes);
 }
 
 } } // namespace BlueTusk::Detail

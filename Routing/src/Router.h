@@ -46,7 +46,8 @@ class Router
 	///     such endpoints at once (PoolManager::waitForAny, Checkout Timeout from the start of route()).
 	/// After a pass without result: the retained fallback; else, within Failover Timeout, back off (100 ms
 	/// doubling to 1 s), forget the learned states of the host list, and run another pass; else
-	/// BlueTuskNoAcceptableHostException listing the last pass's attempts in order.
+	/// HostAttemptsException (a BlueTuskNoAcceptableHostException) holding every pass's attempts in order; its
+	/// message lists the last pass in full and summarises the earlier ones.
 {
 public:
 	struct Request
@@ -63,15 +64,15 @@ public:
 	~Router();
 
 	PoolEntryPtr route(HostAttemptList& log);
-		/// The chosen session as an entry of its owning pool. Appends every attempt to log.
-		/// Throws BlueTuskAuthenticationException, BlueTuskNoAcceptableHostException,
+		/// The chosen session as an entry of its owning pool. Appends every attempt to log, numbered by pass
+		/// (HostAttempt::pass). Throws BlueTuskAuthenticationException, HostAttemptsException,
 		/// BlueTuskPoolTimeoutException (pooled, no capacity in time).
 
 private:
 	struct Slot;
 	struct PassState;
 
-	PoolEntryPtr pass(HostAttemptList& log, Poco::Timestamp checkoutDeadline, bool usePoolRoles);
+	PoolEntryPtr pass(HostAttemptList& log, int number, Poco::Timestamp checkoutDeadline, bool usePoolRoles);
 	void takeIdle(std::vector<Slot*>& slots, PassState& state);
 	void openNew(std::vector<Slot*>& slots, PassState& state, std::size_t concurrency);
 	void openOne(Slot& slot, PassState& state);
@@ -80,7 +81,8 @@ private:
 	void onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt);
 	void onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool cancelled, PassState& state, HostAttempt& attempt);
 	void checkAuthentication(PassState& state);
-	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t passStart, int passes, double elapsedMs) const;
+	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
+		double elapsedMs) const;
 	std::string roleText(ServerRole role) const;
 
 	Request _request;

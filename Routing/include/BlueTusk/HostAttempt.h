@@ -40,9 +40,17 @@ struct BlueTusk_Routing_API HostAttempt
 	                                  /// "57P03 the database system is starting up", "primary"
 	std::string nestedText;           /// the full text of the underlying exception (per-address detail), or ""
 	double elapsedMs = 0;             /// milliseconds spent on this endpoint
+	int pass = 1;                     /// the pass of the host list this attempt belongs to: 1 for the first;
+	                                  /// Failover Timeout runs further passes (2, 3, ...) after a pass found
+	                                  /// nothing acceptable (DESIGN.md section 4, step 5)
 
 	std::string toString() const;
 		/// "127.0.0.2:5432: standby, target primary" (the endpoint's display form, then detail).
+
+	std::string detailedText() const;
+		/// The detail (the outcome name when there is none), then " [<nestedText>]" when the underlying
+		/// exception's text says more: "refused [could not connect to a:5432: 10.0.0.1:5432 refused
+		/// (Connection refused) after 0.4 ms]". Never contains a password.
 
 	static std::string outcomeName(Outcome outcome);
 		/// "accepted", "fallback retained", "fallback released", "rejected", "failed",

@@ -393,8 +393,17 @@ public:
 		promote.join();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT(elapsedMs(start) >= 390 && elapsedMs(start) < 2000);
-		CPPUNIT_ASSERT(f.factory->opens("a:5432") >= 3); // several passes, states forgotten each time
+		const int passes = f.factory->opens("a:5432");
+		CPPUNIT_ASSERT(passes >= 3); // several passes, states forgotten each time
 		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalLive());
+		// The attempt log numbers the passes (HostAttempt::pass).
+		std::string expected;
+		for (int pass = 1; pass <= passes; ++pass)
+		{
+			expected += std::to_string(pass) + " a:5432 failed: refused\n" + std::to_string(pass) +
+				(pass < passes ? " b:5432 rejected: standby, target primary\n" : " b:5432 accepted: primary\n");
+		}
+		CPPUNIT_ASSERT_EQUAL(expected, describePasses(connection.attemptLog()));
 	}
 
 	void testFailoverTimeoutGivesUp()

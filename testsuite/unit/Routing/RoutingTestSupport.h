@@ -36,6 +36,20 @@ inline std::string describeLog(const HostAttemptList& log)
 }
 
 
+inline std::string describePasses(const HostAttemptList& log)
+	/// One line per attempt, "<pass> <endpoint> <outcome>: <detail>\n": passes, endpoints, outcomes and
+	/// details, for assertions.
+{
+	std::string text;
+	for (const auto& attempt: log)
+	{
+		text += std::to_string(attempt.pass) + " " + attempt.endpoint.toString() + " " +
+			HostAttempt::outcomeName(attempt.outcome) + ": " + attempt.detail + "\n";
+	}
+	return text;
+}
+
+
 inline const char* testPassword()
 {
 	return "s3cret-Pw!";
