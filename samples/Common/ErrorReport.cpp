@@ -6,6 +6,7 @@
 
 #include "ErrorReport.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "Poco/JSON/Array.h"
 #include <cxxabi.h>
 #include <cstdlib>
@@ -17,42 +18,15 @@ namespace Samples {
 
 namespace {
 
-bool contains(const std::string& text, const char* part)
+std::string demangled(const char* mangled)
+	/// The demangled class name, "BlueTusk::" removed.
 {
-	return text.find(part) != std::string::npos;
-}
-
-
-std::string outcomeOf(const std::string& detail)
-	/// The router writes the outcome into the detail text (Router.cpp); recover the outcome name of
-	/// HostAttempt::outcomeName from it.
-{
-	if (contains(detail, "lost the race") || contains(detail, "another endpoint won")) return "lost race";
-	if (contains(detail, "fallback for target")) return contains(detail, "(not kept)") ? "fallback released" : "fallback retained";
-	if (contains(detail, "authentication")) return "authentication failed";
-	if (contains(detail, ", target ")) return "rejected";
-	return "failed";
-}
-
-
-AttemptReport parseAttempt(const std::string& text)
-	/// "<endpoint>: <detail>"; the endpoint's display form ends with ":<port>" and has no ": " in it.
-{
-	AttemptReport attempt;
-	std::string::size_type colon = text.find(": ");
-	if (colon == std::string::npos)
-	{
-		attempt.outcome = "failed";
-		attempt.message = text;
-		return attempt;
-	}
-	attempt.endpoint = text.substr(0, colon);
-	attempt.message = text.substr(colon + 2);
-	std::string detail = attempt.message;
-	std::string::size_type bracket = detail.find(" [");
-	if (bracket != std::string::npos) detail.erase(bracket);
-	attempt.outcome = outcomeOf(detail);
-	return attempt;
+	int status = 0;
+	std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+	std::string name = (status == 0 && text) ? text.get() : mangled;
+	const std::string prefix = "BlueTusk::";
+	if (name.compare(0, prefix.size(), prefix) == 0) name.erase(0, prefix.size());
+	return name;
 }
 
 } // namespace
@@ -60,13 +34,10 @@ AttemptReport parseAttempt(const std::string& text)
 
 std::string ErrorReport::typeName(const std::exception& exc)
 {
-	const char* mangled = typeid(exc).name();
-	int status = 0;
-	std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-	std::string name = (status == 0 && demangled) ? demangled.get() : mangled;
-	const std::string prefix = "BlueTusk::";
-	if (name.compare(0, prefix.size(), prefix) == 0) name.erase(0, prefix.size());
-	return name;
+	// The router throws HostAttemptsException, which only adds the attempts as data: report the type to
+	// catch, as before it existed.
+	if (dynamic_cast<const HostAttemptsException*>(&exc)) return demangled(typeid(BlueTuskNoAcceptableHostException).name());
+	return demangled(typeid(exc).name());
 }
 
 
@@ -79,11 +50,17 @@ ErrorReport ErrorReport::from(const Poco::Exception& exc)
 	{
 		report.sqlState = server->sqlState();
 	}
-	if (dynamic_cast<const BlueTuskNoAcceptableHostException*>(&exc))
+	if (const auto* failed = dynamic_cast<const HostAttemptsException*>(&exc))
 	{
-		for (const Poco::Exception* nested = exc.nested(); nested; nested = nested->nested())
+		// The last pass, as the message lists it in full (earlier Failover Timeout passes are summarised there).
+		for (const HostAttempt& attempt: failed->attempts())
 		{
-			report.attempts.push_back(parseAttempt(nested->message()));
+			if (attempt.pass != failed->passes()) continue;
+			AttemptReport item;
+			item.endpoint = attempt.endpoint.toString();
+			item.outcome = HostAttempt::outcomeName(attempt.outcome);
+			item.message = attempt.detailedText();
+			report.attempts.push_back(item);
 		}
 	}
 	else if (dynamic_cast<const BlueTuskAuthenticationException*>(&exc))

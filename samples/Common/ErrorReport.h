@@ -34,9 +34,10 @@ struct ErrorReport
 	std::vector<AttemptReport> attempts;
 
 	static ErrorReport from(const Poco::Exception& exc);
-		/// The report for exc. The attempts come from a BlueTuskNoAcceptableHostException's nested
-		/// exceptions (one per endpoint, "<endpoint>: <detail> [<underlying error>]", as the router builds
-		/// them) or from a BlueTuskAuthenticationException's "authentication failed at <endpoint>".
+		/// The report for exc. The attempts come from a HostAttemptsException (the
+		/// BlueTuskNoAcceptableHostException the router throws): the last pass's HostAttempt records, the ones
+		/// its message lists in full, each as endpoint, HostAttempt::outcomeName and HostAttempt::detailedText.
+		/// For a BlueTuskAuthenticationException: the endpoint of "authentication failed at <endpoint>".
 
 	Poco::JSON::Object::Ptr toJson() const;
 		/// {"event":"error","type":..,"message":..,["sqlstate":..,]"attempts":[{"endpoint","outcome","message"}]}
@@ -45,7 +46,8 @@ struct ErrorReport
 		/// Several lines for a person: "error: <type>: <message>" then one line per attempt.
 
 	static std::string typeName(const std::exception& exc);
-		/// The demangled class name of exc, "BlueTusk::" removed.
+		/// The demangled class name of exc, "BlueTusk::" removed; "BlueTuskNoAcceptableHostException" for a
+		/// HostAttemptsException (the documented type to catch; the subclass only adds data).
 };
 
 } } // namespace BlueTusk::Samples
