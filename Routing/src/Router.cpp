@@ -7,6 +7,7 @@
 #include "Router.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/StartupGate.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
@@ -244,6 +245,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		}
 		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
 		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
+		_startupStagger = plan.startupStagger;
 
 		state.saturated.clear();
 		state.saturatedLate.clear();
@@ -473,9 +475,14 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	std::vector<std::thread> threads;
 	const bool needsRole = _request.target->needsRole();
 
-	auto cancelAll = [&attempts]()
+	// Every TCP connect at once; the startups that follow are paced by the plan's stagger (StartupGate.h).
+	StartupGate gate(_startupStagger);
+	for (auto& attempt: attempts) attempt->cancellation.setStartupGate(&gate);
+
+	auto cancelAll = [&attempts, &gate]()
 	{
 		for (auto& attempt: attempts) attempt->cancellation.cancel();
+		gate.close();
 	};
 
 	struct Joiner
@@ -558,6 +565,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 			bool hadWinner = static_cast<bool>(state.winner);
 			onSession(*attempt.slot, std::move(attempt.entry), attempt.role, false, attempt.ms, state, attempt.record);
 			if (!hadWinner && state.winner) cancelAll();
+			else gate.leave(attempt.cancellation);   // classified and the race goes on: the next may start
 		}
 	}
 	for (auto& thread: threads) thread.join();

@@ -87,6 +87,7 @@ private:
 
 	Request _request;
 	const ConnectionSettings& _settings;
+	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 };
 
 } } // namespace BlueTusk::Detail

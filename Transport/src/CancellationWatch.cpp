@@ -6,33 +6,47 @@
 
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Session.h"
-#include <chrono>
 #include <sys/socket.h>
 
 namespace BlueTusk {
 
+void OpenCancellation::cancel() noexcept
+{
+	_cancelled.store(true);
+	std::lock_guard<std::mutex> lock(_watchMutex);
+	if (_watch) _watch->fire();
+}
+
+
 CancellationWatch::CancellationWatch(const OpenCancellation& cancellation):
 	_cancellation(cancellation)
 {
+	std::lock_guard<std::mutex> lock(_cancellation._watchMutex);
+	_cancellation._watch = this;
 	if (_cancellation.isCancelled()) _fired = true;
-	_thread = std::thread([this] { run(); });
 }
 
 
 CancellationWatch::~CancellationWatch()
 {
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		_stop = true;
-	}
-	_wakeUp.notify_all();
-	_thread.join();
+	std::lock_guard<std::mutex> lock(_cancellation._watchMutex);
+	if (_cancellation._watch == this) _cancellation._watch = nullptr;
 }
 
 
 bool CancellationWatch::isCancelled() const
 {
 	return _fired || _cancellation.isCancelled();
+}
+
+
+void CancellationWatch::fire()
+{
+	// Lock order: the cancellation's _watchMutex (held by cancel()), then _mutex; nothing takes them the
+	// other way round.
+	std::lock_guard<std::mutex> lock(_mutex);
+	_fired = true;
+	shutdownAll();
 }
 
 
@@ -67,21 +81,6 @@ bool CancellationWatch::remove(const Poco::Net::StreamSocket& socket)
 		}
 	}
 	return found && _fired;
-}
-
-
-void CancellationWatch::run()
-{
-	std::unique_lock<std::mutex> lock(_mutex);
-	while (!_stop)
-	{
-		if (!_fired && _cancellation.isCancelled())
-		{
-			_fired = true;
-			shutdownAll();
-		}
-		_wakeUp.wait_for(lock, std::chrono::milliseconds(1)); // a cancelled race loser leaves within ~1 ms (issue 7, row 7c)
-	}
 }
 
 

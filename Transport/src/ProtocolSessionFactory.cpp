@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/ProtocolSessionFactory.h"
+#include "BlueTusk/StartupGate.h"
 #include "BlueTusk/CancellationWatch.h"
 
 namespace BlueTusk {
@@ -37,17 +38,25 @@ Session::Ptr ProtocolSessionFactory::openCancellable(const BlueTuskHostEndpoint&
 	if (cancellation.isCancelled()) throw BlueTuskTransportException(cancelled);
 	CancellationWatch watch(cancellation);
 	Deadline deadline(settings.connectTimeout, &watch);
+	StartupGate* gate = cancellation.startupGate();
 	try
 	{
-		return openSession(endpoint, settings, deadline);
+		return openSession(endpoint, settings, deadline, &cancellation);
 	}
 	catch (BlueTuskTransportException&)
 	{
+		if (gate) gate->leave(cancellation);
 		throw;
 	}
 	catch (Poco::Exception&)
 	{
+		if (gate) gate->leave(cancellation);
 		if (watch.isCancelled()) throw BlueTuskTransportException(cancelled);
+		throw;
+	}
+	catch (...)
+	{
+		if (gate) gate->leave(cancellation);
 		throw;
 	}
 }
@@ -59,12 +68,18 @@ std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueT
 }
 
 
-std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline) const
+std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline,
+	const OpenCancellation* race) const
 {
 	std::unique_ptr<ProtocolSession> session;
+	StartupGate* gate = race ? race->startupGate() : nullptr;
 	Dialer::Result result = _dialer.dial(endpoint, deadline,
 		[&](Poco::Net::StreamSocket& socket, const Poco::Net::SocketAddress& address)
 		{
+			// A parallel race: the socket is connected; wait for this attempt's turn before the server
+			// starts working for it (StartupGate.h). A later address of the same host keeps the turn.
+			if (gate && !gate->enter(*race, deadline))
+				throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
 			std::unique_ptr<ProtocolSession> candidate(new ProtocolSession(endpoint));
 			if (_noticeHandler) candidate->setNoticeHandler(_noticeHandler);
 			candidate->startup(socket, address, settings, deadline);

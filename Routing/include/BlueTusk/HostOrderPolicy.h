@@ -12,6 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Timespan.h"
 #include "Poco/Util/AbstractConfiguration.h"
 #include <memory>
 #include <string>
@@ -34,6 +35,10 @@ struct BlueTusk_Routing_API HostOrderPlan
 {
 	std::vector<std::size_t> order;   /// indexes into the candidate list, in attempt order
 	std::size_t concurrency = 1;      /// how many attempts may run at once (1, or order.size() to race)
+	Poco::Timespan startupStagger = 0; /// when attempts race: every TCP connect starts at once, but the startup
+	                                  /// that follows (TLS, authentication, backend start) runs alone until it
+	                                  /// has taken this long, then the next connected attempt starts too
+	                                  /// (StartupGate, RFC 8305 section 5); 0: every startup at once
 };
 
 

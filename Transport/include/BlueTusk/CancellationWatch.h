@@ -12,9 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "Poco/Net/StreamSocket.h"
 #include <atomic>
-#include <condition_variable>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace BlueTusk {
@@ -23,22 +21,23 @@ class OpenCancellation;
 
 
 class BlueTusk_Transport_API CancellationWatch
-	/// Watches an OpenCancellation (Session.h) while one SessionFactory::openCancellable() runs. A helper
-	/// thread checks the flag every 10 ms; once it is raised, every socket registered with add() is shut
-	/// down (shutdown(2) on both directions), which wakes any connect, TLS handshake or receive blocked
-	/// on it at once, so the open fails within a few milliseconds. The Dialer and ProtocolSession register
-	/// their sockets through Deadline::watch(). The destructor stops and joins the thread: nothing
-	/// outlives the open. Thread-safe.
+	/// Watches an OpenCancellation (Session.h) while one SessionFactory::openCancellable() runs: it
+	/// registers itself with the cancellation, and OpenCancellation::cancel() shuts down every socket
+	/// registered with add() (shutdown(2) on both directions) in the cancelling thread, which wakes any
+	/// connect, TLS handshake or receive blocked on it at once. No thread, no polling: a cancelled race
+	/// loser gives up within microseconds (issue 7, row 7c). The Dialer and ProtocolSession register their
+	/// sockets through Deadline::watch(). The destructor unregisters it: nothing outlives the open.
+	/// Thread-safe.
 {
 public:
 	explicit CancellationWatch(const OpenCancellation& cancellation);
-		/// Starts watching (one thread).
+		/// Starts watching (at most one watch per cancellation at a time).
 
 	~CancellationWatch();
-		/// Stops watching and joins the thread.
+		/// Stops watching.
 
 	bool isCancelled() const;
-		/// True once the flag was seen raised (or is raised now).
+		/// True once the cancellation was raised.
 
 	void add(const Poco::Net::StreamSocket& socket);
 		/// Registers socket to be shut down on cancellation (at once when already cancelled).
@@ -52,16 +51,16 @@ private:
 	CancellationWatch(const CancellationWatch&) = delete;
 	CancellationWatch& operator = (const CancellationWatch&) = delete;
 
-	void run();
+	friend class OpenCancellation;
+
+	void fire();
+		/// From OpenCancellation::cancel(): marks the watch fired and shuts every registered socket down.
 	void shutdownAll();
 
 	const OpenCancellation& _cancellation;
 	std::vector<Poco::Net::StreamSocket> _sockets;
 	std::atomic<bool> _fired{false};
-	bool _stop = false;
 	mutable std::mutex _mutex;
-	std::condition_variable _wakeUp;
-	std::thread _thread;
 };
 
 } // namespace BlueTusk

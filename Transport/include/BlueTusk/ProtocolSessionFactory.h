@@ -53,13 +53,19 @@ public:
 		/// As open(), but once cancellation.cancel() is called the open gives up within a few
 		/// milliseconds (a CancellationWatch shuts its sockets down; no thread or socket outlives the
 		/// call) and throws BlueTuskTransportException "connection attempt to <endpoint> cancelled".
-		/// A session that completed before the cancellation was seen is returned normally.
+		/// A session that completed before the cancellation was seen is returned normally. When
+		/// cancellation carries a StartupGate (a parallel race), the attempt waits there between its TCP
+		/// connect and its first protocol byte, and leaves it when the open fails; a session that
+		/// completed stays inside until the caller calls StartupGate::leave() or close().
 
 	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings) const;
 		/// As open(), with the concrete type (TLS state, authentication method, parameter statuses).
 
-	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline) const;
-		/// As above with a deadline supplied by the caller (settings.connectTimeout is then ignored).
+	std::unique_ptr<ProtocolSession> openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline,
+		const OpenCancellation* race = nullptr) const;
+		/// As above with a deadline supplied by the caller (settings.connectTimeout is then ignored). With
+		/// race and its StartupGate, each connected socket waits for its turn at the gate before the
+		/// startup (false from the gate: BlueTuskTransportException "... cancelled").
 
 	void setNoticeHandler(const NoticeHandler& handler);
 		/// The notice handler given to every session opened afterwards (empty: Poco::Logger).

@@ -19,10 +19,14 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace BlueTusk {
+
+class StartupGate;
+class CancellationWatch;
 
 enum class TransactionStatus
 	/// The transaction status indicator of the last ReadyForQuery (PostgreSQL docs 55.7).
@@ -101,22 +105,38 @@ class BlueTusk_Transport_API OpenCancellation
 public:
 	OpenCancellation() = default;
 
-	void cancel() noexcept
-		/// Asks the open to give up as soon as it can.
-	{
-		_cancelled.store(true);
-	}
+	void cancel() noexcept;
+		/// Asks the open to give up: raises the flag and, when a CancellationWatch watches this open, shuts
+		/// its sockets down at once (in the calling thread), so a blocked connect, TLS handshake or receive
+		/// fails within microseconds.
 
 	bool isCancelled() const noexcept
 	{
 		return _cancelled.load();
 	}
 
+	void setStartupGate(StartupGate* gate) noexcept
+		/// The gate of the race this attempt belongs to (StartupGate.h), or null (no pacing). Set before
+		/// the open starts; the gate must outlive it.
+	{
+		_gate = gate;
+	}
+
+	StartupGate* startupGate() const noexcept
+	{
+		return _gate;
+	}
+
 private:
 	OpenCancellation(const OpenCancellation&) = delete;
 	OpenCancellation& operator = (const OpenCancellation&) = delete;
 
+	friend class CancellationWatch;
+
 	std::atomic<bool> _cancelled{false};
+	StartupGate* _gate = nullptr;
+	mutable std::mutex _watchMutex;             /// guards _watch
+	mutable CancellationWatch* _watch = nullptr; /// the watch of the open in progress, or null
 };
 
 

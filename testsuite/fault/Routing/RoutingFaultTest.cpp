@@ -12,10 +12,13 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "Peers.h"
+#include "Poco/AutoPtr.h"
 #include "Poco/Clock.h"
 #include "Poco/DirectoryIterator.h"
 #include "Poco/Thread.h"
+#include "Poco/Util/MapConfiguration.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -158,6 +161,10 @@ class RoutingFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFailureText);
 	CPPUNIT_TEST(testParallelBlackHoleFirst);
 	CPPUNIT_TEST(testParallelAuthenticationStops);
+	CPPUNIT_TEST(testParallelPacesStartups);
+	CPPUNIT_TEST(testParallelZeroStaggerStartsEveryone);
+	CPPUNIT_TEST(testParallelStaggerBoundsASlowStartup);
+	CPPUNIT_TEST(testParallelRejectLetsTheNextStart);
 	CPPUNIT_TEST(testParallelFallbackHeld);
 	CPPUNIT_TEST(testSequentialBlackHoleWaitsTimeout);
 	CPPUNIT_TEST(testSecondOpenSkipsDeadHost);
@@ -299,6 +306,8 @@ public:
 	void testParallelAuthenticationStops()
 	{
 		Connector connector;
+		// A short stagger: should the slow primary connect first, the bad-password host starts 50 ms later.
+		stagger(connector, 50);
 		Poco::Clock start;
 		try
 		{
@@ -336,6 +345,73 @@ public:
 		char chosen = _peers->letterOf(fallback.connectedEndpoint());
 		CPPUNIT_ASSERT(chosen == 'P' || chosen == 'R');
 		CPPUNIT_ASSERT_EQUAL(1, _peers->startups(chosen)); // held, not reconnected
+	}
+
+	void testParallelPacesStartups()
+	{
+		// Two healthy hosts, target any, the default stagger (250 ms): both TCP connects start at once, but
+		// only the first connected runs its startup; it wins in a few milliseconds and the other attempt
+		// is cancelled before its server did any work (no StartupMessage).
+		Connector connector;
+		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("PR", "Host Order=parallel"), connector);
+		const char chosen = _peers->letterOf(connection.connectedEndpoint());
+		CPPUNIT_ASSERT(chosen == 'P' || chosen == 'R');
+		CPPUNIT_ASSERT_EQUAL(1, _peers->startups(chosen));
+		CPPUNIT_ASSERT_EQUAL(1, _peers->startups('P') + _peers->startups('R'));
+		const HostAttemptList& log = connection.attemptLog();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(2), log.size());
+		const HostAttempt& other = log.at(chosen == 'P' ? 1 : 0);
+		CPPUNIT_ASSERT_EQUAL(std::string("lost race"), HostAttempt::outcomeName(other.outcome));
+		connection.close();
+		CPPUNIT_ASSERT(_peers->idle(Poco::Timespan(2, 0)));
+	}
+
+	void testParallelZeroStaggerStartsEveryone()
+	{
+		// startupStaggerMs=0: a plain race, every connected attempt starts at once: the slow primary (D,
+		// 300 ms) got its StartupMessage although the fast one won.
+		Connector connector;
+		stagger(connector, 0);
+		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("DP", "Host Order=parallel"), connector);
+		CPPUNIT_ASSERT_EQUAL('P', _peers->letterOf(connection.connectedEndpoint()));
+		CPPUNIT_ASSERT(waitFor([this] { return _peers->startups('D') == 1; }));
+		CPPUNIT_ASSERT_EQUAL(1, _peers->startups('P'));
+	}
+
+	void testParallelStaggerBoundsASlowStartup()
+	{
+		// A host that accepts but is slow to start (D answers after 300 ms) holds the race for at most the
+		// stagger (100 ms) before the next connected attempt starts too: the open never waits for D.
+		Connector connector;
+		stagger(connector, 100);
+		for (int round = 0; round < 3; ++round)
+		{
+			_peers->resetCounters();
+			Poco::Clock start;
+			BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("DP", "Host Order=parallel"), connector);
+			const long ms = static_cast<long>(start.elapsed() / 1000);
+			CPPUNIT_ASSERT_EQUAL('P', _peers->letterOf(connection.connectedEndpoint()));
+			CPPUNIT_ASSERT_MESSAGE(std::to_string(ms) + " ms", ms < 280);
+			CPPUNIT_ASSERT_EQUAL(1, _peers->startups('P'));
+			CPPUNIT_ASSERT(_peers->startups('D') <= 1);
+			connection.close();
+			CPPUNIT_ASSERT(_peers->idle(Poco::Timespan(2, 0)));
+		}
+	}
+
+	void testParallelRejectLetsTheNextStart()
+	{
+		// target primary over a standby and a primary: a standby that entered first is rejected and the
+		// primary starts at once (well before the 2 s stagger), whichever connected first.
+		Connector connector;
+		stagger(connector, 2000);
+		Poco::Clock start;
+		BlueTuskConnection connection = BlueTuskConnection::open(
+			_peers->connectionString("SP", "Host Order=parallel;Target Session Attributes=primary"), connector);
+		const long ms = static_cast<long>(start.elapsed() / 1000);
+		CPPUNIT_ASSERT_EQUAL('P', _peers->letterOf(connection.connectedEndpoint()));
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(ms) + " ms", ms < 1000);
+		CPPUNIT_ASSERT(_peers->startups('S') <= 1);
 	}
 
 	void testSequentialBlackHoleWaitsTimeout()
@@ -382,6 +458,25 @@ public:
 	}
 
 private:
+	static void stagger(Connector& connector, int milliseconds)
+		/// Configures the connector's parallel host-order policy (as the subsystem's policy.* would).
+	{
+		Poco::AutoPtr<Poco::Util::MapConfiguration> config(new Poco::Util::MapConfiguration);
+		config->setInt("startupStaggerMs", milliseconds);
+		connector.hostOrderPolicy("parallel")->configure(*config);
+	}
+
+	static bool waitFor(const std::function<bool()>& condition)
+	{
+		Poco::Clock clock;
+		while (!condition())
+		{
+			if (clock.elapsed() > 2000000) return false;
+			Poco::Thread::sleep(1);
+		}
+		return true;
+	}
+
 	std::unique_ptr<Peers> _peers;
 };
 

@@ -1,0 +1,286 @@
+//
+// StartupGateTest.cpp
+//
+// The pacing of a parallel race's startups (StartupGate.h): one attempt at a time, the next one after the
+// stagger, first connected first served, a leave lets the next in at once, close() and cancellation end
+// the waits, the attempt's deadline bounds the wait, stagger 0 lets everyone in. And the CancellationWatch
+// that OpenCancellation::cancel() fires at once (no polling thread).
+//
+
+#include "BlueTusk/CancellationWatch.h"
+#include "BlueTusk/Deadline.h"
+#include "BlueTusk/Session.h"
+#include "BlueTusk/StartupGate.h"
+#include "Poco/Clock.h"
+#include "Poco/Exception.h"
+#include "Poco/Net/ServerSocket.h"
+#include "Poco/Net/StreamSocket.h"
+#include <cppunit/TestFixture.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace BlueTusk;
+
+namespace {
+
+long msSince(const Poco::Clock& clock)
+{
+	return static_cast<long>(clock.elapsed() / 1000);
+}
+
+
+bool waitUntil(const std::function<bool()>& condition, int milliseconds)
+{
+	Poco::Clock clock;
+	while (!condition())
+	{
+		if (clock.elapsed() > milliseconds * 1000L) return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+	return true;
+}
+
+} // namespace
+
+
+class StartupGateTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(StartupGateTest);
+	CPPUNIT_TEST(testFirstEntersAtOnce);
+	CPPUNIT_TEST(testSecondWaitsForLeave);
+	CPPUNIT_TEST(testStaggerLetsTheNextIn);
+	CPPUNIT_TEST(testFirstComeFirstServed);
+	CPPUNIT_TEST(testCloseEndsWaits);
+	CPPUNIT_TEST(testCancelledWaiterGivesUp);
+	CPPUNIT_TEST(testDeadlineBoundsTheWait);
+	CPPUNIT_TEST(testZeroStaggerIsAPlainRace);
+	CPPUNIT_TEST(testLeaveIsIdempotent);
+	CPPUNIT_TEST(testCancelShutsSocketsAtOnce);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testFirstEntersAtOnce()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a;
+		Poco::Clock clock;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline(Poco::Timespan(1, 0))));
+		CPPUNIT_ASSERT(msSince(clock) < 50);
+		CPPUNIT_ASSERT(gate.isInside(a));
+		CPPUNIT_ASSERT(gate.enter(a, Deadline(Poco::Timespan(1, 0)))); // twice: no-op
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan(10, 0).totalMicroseconds(), gate.stagger().totalMicroseconds());
+	}
+
+	void testSecondWaitsForLeave()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a, b;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		std::atomic<bool> bEntered{false};
+		auto waiter = std::async(std::launch::async, [&] { bool r = gate.enter(b, Deadline()); bEntered = true; return r; });
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		CPPUNIT_ASSERT(!bEntered);
+		CPPUNIT_ASSERT(!gate.isInside(b));
+		Poco::Clock clock;
+		gate.leave(a);
+		CPPUNIT_ASSERT(waiter.get());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(clock)) + " ms", msSince(clock) < 100);
+		CPPUNIT_ASSERT(gate.isInside(b));
+		CPPUNIT_ASSERT(!gate.isInside(a));
+	}
+
+	void testStaggerLetsTheNextIn()
+	{
+		StartupGate gate(Poco::Timespan(0, 150000));
+		OpenCancellation a, b, c;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		Poco::Clock clock;
+		auto second = std::async(std::launch::async, [&] { bool r = gate.enter(b, Deadline()); return std::make_pair(r, msSince(clock)); });
+		auto first = second.get();
+		CPPUNIT_ASSERT(first.first);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(first.second) + " ms", first.second >= 140 && first.second < 1000);
+		// The stagger counts from the last entry: c waits another 150 ms after b, although a entered long ago.
+		Poco::Clock again;
+		CPPUNIT_ASSERT(gate.enter(c, Deadline()));
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(again)) + " ms", msSince(again) >= 140 && msSince(again) < 1000);
+		CPPUNIT_ASSERT(gate.isInside(a) && gate.isInside(b) && gate.isInside(c));
+	}
+
+	void testFirstComeFirstServed()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation holder;
+		CPPUNIT_ASSERT(gate.enter(holder, Deadline()));
+		const int WAITERS = 4;
+		std::vector<std::unique_ptr<OpenCancellation>> attempts;
+		for (int i = 0; i < WAITERS; ++i) attempts.emplace_back(new OpenCancellation);
+		std::mutex mutex;
+		std::vector<int> order;
+		std::vector<std::thread> threads;
+		for (int i = 0; i < WAITERS; ++i)
+		{
+			threads.emplace_back([&, i]
+			{
+				if (gate.enter(*attempts[i], Deadline()))
+				{
+					std::lock_guard<std::mutex> lock(mutex);
+					order.push_back(i);
+				}
+			});
+			// queue them in a known order
+			std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		}
+		gate.leave(holder);
+		for (int i = 0; i < WAITERS; ++i)
+		{
+			CPPUNIT_ASSERT(waitUntil([&] { std::lock_guard<std::mutex> lock(mutex); return static_cast<int>(order.size()) == i + 1; }, 2000));
+			std::this_thread::sleep_for(std::chrono::milliseconds(30)); // nobody else got in meanwhile
+			{
+				std::lock_guard<std::mutex> lock(mutex);
+				CPPUNIT_ASSERT_EQUAL(static_cast<std::size_t>(i + 1), order.size());
+				CPPUNIT_ASSERT_EQUAL(i, order.back());
+			}
+			gate.leave(*attempts[i]);
+		}
+		for (auto& thread: threads) thread.join();
+	}
+
+	void testCloseEndsWaits()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a, b, c;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		auto waitB = std::async(std::launch::async, [&] { return gate.enter(b, Deadline()); });
+		auto waitC = std::async(std::launch::async, [&] { return gate.enter(c, Deadline()); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		Poco::Clock clock;
+		gate.close();
+		CPPUNIT_ASSERT(!waitB.get());
+		CPPUNIT_ASSERT(!waitC.get());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(clock)) + " ms", msSince(clock) < 100);
+		CPPUNIT_ASSERT(!gate.isInside(b));
+		OpenCancellation late;
+		CPPUNIT_ASSERT(!gate.enter(late, Deadline()));
+	}
+
+	void testCancelledWaiterGivesUp()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a, b, c;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		auto waitB = std::async(std::launch::async, [&] { return gate.enter(b, Deadline()); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		auto waitC = std::async(std::launch::async, [&] { return gate.enter(c, Deadline()); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		Poco::Clock clock;
+		b.cancel();          // without wakeUp(): the waiter notices within its poll interval
+		CPPUNIT_ASSERT(!waitB.get());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(clock)) + " ms", msSince(clock) < 100);
+		// b left the queue: c is next once a leaves.
+		gate.leave(a);
+		CPPUNIT_ASSERT(waitC.get());
+		CPPUNIT_ASSERT(gate.isInside(c));
+		OpenCancellation cancelled;
+		cancelled.cancel();
+		CPPUNIT_ASSERT(!gate.enter(cancelled, Deadline()));
+	}
+
+	void testDeadlineBoundsTheWait()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a, b;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		Poco::Clock clock;
+		try
+		{
+			gate.enter(b, Deadline(Poco::Timespan(0, 120000)));
+			CPPUNIT_FAIL("expected Poco::TimeoutException");
+		}
+		catch (Poco::TimeoutException& exc)
+		{
+			CPPUNIT_ASSERT(exc.message().find("parallel race") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(clock)) + " ms", msSince(clock) >= 110 && msSince(clock) < 1000);
+		CPPUNIT_ASSERT(!gate.isInside(b));
+		// b is out of the queue: the next attempt is not blocked behind it.
+		gate.leave(a);
+		OpenCancellation c;
+		CPPUNIT_ASSERT(gate.enter(c, Deadline(Poco::Timespan(1, 0))));
+	}
+
+	void testZeroStaggerIsAPlainRace()
+	{
+		StartupGate gate(0);
+		std::vector<std::unique_ptr<OpenCancellation>> attempts;
+		Poco::Clock clock;
+		for (int i = 0; i < 5; ++i)
+		{
+			attempts.emplace_back(new OpenCancellation);
+			CPPUNIT_ASSERT(gate.enter(*attempts.back(), Deadline()));
+		}
+		CPPUNIT_ASSERT(msSince(clock) < 100);
+		for (auto& attempt: attempts) CPPUNIT_ASSERT(gate.isInside(*attempt));
+		StartupGate negative(Poco::Timespan(-5, 0));
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(0), negative.stagger().totalMicroseconds());
+	}
+
+	void testLeaveIsIdempotent()
+	{
+		StartupGate gate(Poco::Timespan(10, 0));
+		OpenCancellation a, b, stranger;
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		gate.leave(stranger);     // unknown: ignored
+		CPPUNIT_ASSERT(gate.isInside(a));
+		gate.leave(a);
+		gate.leave(a);
+		CPPUNIT_ASSERT(!gate.isInside(a));
+		Poco::Clock clock;
+		CPPUNIT_ASSERT(gate.enter(b, Deadline(Poco::Timespan(1, 0))));
+		CPPUNIT_ASSERT(msSince(clock) < 50);
+	}
+
+	void testCancelShutsSocketsAtOnce()
+	{
+		// A receive blocked on a silent server ends as soon as another thread calls cancel(): the watch
+		// shuts the socket down in the cancelling thread (no polling).
+		Poco::Net::ServerSocket listener(Poco::Net::SocketAddress("127.0.0.1", 0));
+		Poco::Net::StreamSocket socket(listener.address());
+		OpenCancellation cancellation;
+		CancellationWatch watch(cancellation);
+		watch.add(socket);
+		CPPUNIT_ASSERT(!watch.isCancelled());
+		Poco::Clock clock;
+		std::atomic<long> cancelledAt{-1};
+		std::thread canceller([&] { std::this_thread::sleep_for(std::chrono::milliseconds(50)); cancelledAt = msSince(clock); cancellation.cancel(); });
+		socket.setReceiveTimeout(Poco::Timespan(5, 0));
+		char byte;
+		int received = -1;
+		try
+		{
+			received = socket.receiveBytes(&byte, 1);
+		}
+		catch (Poco::Exception&)
+		{
+			received = 0;
+		}
+		const long endedAt = msSince(clock);
+		canceller.join();
+		CPPUNIT_ASSERT_EQUAL(0, received);
+		CPPUNIT_ASSERT(watch.isCancelled());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(endedAt - cancelledAt) + " ms after cancel()", endedAt - cancelledAt < 20);
+		CPPUNIT_ASSERT(watch.remove(socket)); // it had been shut down
+		// A socket added after the cancellation is shut down at once.
+		Poco::Net::StreamSocket late(listener.address());
+		watch.add(late);
+		CPPUNIT_ASSERT_EQUAL(0, late.receiveBytes(&byte, 1));
+		watch.remove(late);
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(StartupGateTest);
