@@ -54,7 +54,8 @@ public:
 		/// Throws BlueTuskConnectionStringException (bad string), BlueTuskPluginException (unknown Host
 		/// Order), BlueTuskAuthenticationException (a server rejected the credentials: later hosts are not
 		/// tried), BlueTuskNoAcceptableHostException (every endpoint failed or was rejected: the message
-		/// lists each endpoint in attempt order with its outcome).
+		/// lists each endpoint in attempt order with its outcome; thrown as HostAttemptsException, whose
+		/// attempts() gives every attempt of every pass as data).
 
 	static BlueTuskConnection open(const std::string& connectionString, Connector& connector);
 		/// As above, through the given connector (its plugins, session factory and host states).

@@ -74,7 +74,8 @@ public:
 	BlueTuskConnection open(TargetSessionAttributes target);
 		/// A checkout for target. Throws BlueTuskPoolTimeoutException (no capacity before Checkout
 		/// Timeout), BlueTuskAuthenticationException, BlueTuskNoAcceptableHostException (no endpoint can
-		/// give an acceptable session, after Failover Timeout).
+		/// give an acceptable session, after Failover Timeout; thrown as HostAttemptsException, whose
+		/// attempts() gives every attempt of every pass as data).
 
 	BlueTuskConnection open(const std::string& target);
 		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).

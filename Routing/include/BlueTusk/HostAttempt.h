@@ -49,8 +49,8 @@ struct BlueTusk_Routing_API HostAttempt
 
 	std::string detailedText() const;
 		/// The detail (the outcome name when there is none), then " [<nestedText>]" when the underlying
-		/// exception's text says more: "refused [could not connect to a:5432: 10.0.0.1:5432 refused
-		/// (Connection refused) after 0.4 ms]". Never contains a password.
+		/// exception's text says more: "refused [Transport failure: could not connect to a:5432: 10.0.0.1:5432
+		/// refused (Connection refused) after 0.4 ms]". Never contains a password.
 
 	static std::string outcomeName(Outcome outcome);
 		/// "accepted", "fallback retained", "fallback released", "rejected", "failed",
