@@ -217,10 +217,11 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			return true;
 		};
 
-		// Nothing to reset (No Reset On Close and no transaction open): decide and park in one lock section
-		// with one clock read (doc/performance.md, R2).
+		// Nothing to reset now: No Reset On Close, or a session with no transaction open that sends its
+		// DISCARD ALL in front of its next command (Session::deferReset(), doc/performance.md R3). Decide
+		// and park in one lock section with one clock read (R2).
 		const bool discardAll = !m.settings.noResetOnClose;
-		if (!broken && !discardAll && session.transactionStatus() == TransactionStatus::Idle)
+		if (!broken && session.transactionStatus() == TransactionStatus::Idle && (!discardAll || session.deferReset()))
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			const Poco::Timestamp now = m.clock->now();

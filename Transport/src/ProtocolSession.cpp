@@ -124,6 +124,7 @@ TransactionStatus ProtocolSession::transactionStatus() const
 
 void ProtocolSession::reset(bool discardAll)
 {
+	if (discardAll) _discardPending = false;   // done now instead
 	try
 	{
 		if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
@@ -137,10 +138,35 @@ void ProtocolSession::reset(bool discardAll)
 }
 
 
+bool ProtocolSession::deferReset()
+{
+	if (_broken || !_ready || _transactionStatus != TransactionStatus::Idle) return false;
+	_discardPending = true;
+	return true;
+}
+
+
+bool ProtocolSession::isResetPending() const
+{
+	return _discardPending;
+}
+
+
+bool ProtocolSession::writePendingReset()
+{
+	if (!_discardPending) return false;
+	_writer.query("DISCARD ALL");
+	_discardPending = false;
+	_discardInFlight = true;
+	return true;
+}
+
+
 void ProtocolSession::close()
 {
 	if (_closed) return;
 	_closed = true;
+	_discardPending = false;
 	const bool wasBroken = _broken.exchange(true);
 	if (!wasBroken && _ready)
 	{
@@ -165,11 +191,13 @@ std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
 	ensureUsable();
 	try
 	{
+		writePendingReset();
 		_writer.query(sql);
 	}
 	catch (...)
 	{
 		_writer.clear();
+		_discardInFlight = false;
 		throw;
 	}
 	return runCycle();
@@ -181,6 +209,7 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 	ensureUsable();
 	try
 	{
+		writePendingReset();
 		_writer.parse(std::string(), sql);
 		_writer.bind(std::string(), std::string(), parameters);
 		_writer.describePortal(std::string());
@@ -190,6 +219,7 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 	catch (...)
 	{
 		_writer.clear();
+		_discardInFlight = false;
 		throw;
 	}
 	std::vector<QueryResult> results = runCycle();
@@ -511,12 +541,47 @@ std::vector<QueryResult> ProtocolSession::runCycle()
 	catch (Poco::Exception& exc)
 	{
 		_writer.clear();
+		_discardInFlight = false;
 		markBroken();
 		closeSocket();
 		if (_deadline) throw;
 		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
 	}
 
+	if (!_discardInFlight) return readCycle();
+
+	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
+	// have failed, the command still ran; the session, not reset, must not be reused: it is closed after
+	// the command's answer is read.
+	_discardInFlight = false;
+	std::string resetError;
+	try
+	{
+		readCycle();
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (_broken) throw;
+		resetError = exc.displayText();
+	}
+	struct CloseIfResetFailed
+	{
+		ProtocolSession& session;
+		const std::string& error;
+		~CloseIfResetFailed()
+		{
+			if (error.empty() || session._broken) return;
+			logger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", session.where(), error);
+			session.markBroken();
+			session.closeSocket();
+		}
+	} closeIfResetFailed{*this, resetError};
+	return readCycle();
+}
+
+
+std::vector<QueryResult> ProtocolSession::readCycle()
+{
 	std::vector<QueryResult> results;
 	bool open = false;      // a RowDescription started a result set
 	bool copyOut = false;   // discarding a COPY TO STDOUT

@@ -13,6 +13,18 @@ Session::~Session()
 }
 
 
+bool Session::deferReset()
+{
+	return false;
+}
+
+
+bool Session::isResetPending() const
+{
+	return false;
+}
+
+
 SessionFactory::~SessionFactory()
 {
 }

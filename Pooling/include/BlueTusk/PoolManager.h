@@ -93,8 +93,10 @@ public:
 
 	void release(PoolEntryPtr entry, bool broken = false);
 		/// Returns a leased session. A broken one (or one whose isBroken() is true) is closed; otherwise
-		/// it is reset (ROLLBACK if in a transaction, DISCARD ALL unless No Reset On Close), then handed to
-		/// the first waiter whose set contains this pool, or kept idle if the EvictionPolicy agrees and
+		/// it is reset (unless No Reset On Close: DISCARD ALL; with a transaction open: ROLLBACK, and
+		/// DISCARD ALL at once, outside the lock; with none: DISCARD ALL deferred to the front of the
+		/// session's next command, Session::deferReset(), so the return costs no round trip), then handed
+		/// to the first waiter whose set contains this pool, or kept idle if the EvictionPolicy agrees and
 		/// pooling is on, else closed. A session whose reset fails is closed. Never throws.
 
 	void adopt(Session::Ptr session);

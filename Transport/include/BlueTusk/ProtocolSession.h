@@ -83,6 +83,8 @@ public:
 	bool isBroken() const;
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);
+	bool deferReset();
+	bool isResetPending() const;
 	void close();
 	std::vector<QueryResult> executeSimple(const std::string& sql);
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters);
@@ -145,6 +147,12 @@ private:
 	void receiveInCycle(BackendMessage& message);
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
 	std::vector<QueryResult> runCycle();
+		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
+		/// ALL in front (writePendingReset()), reads its answer first.
+	std::vector<QueryResult> readCycle();
+		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
+	bool writePendingReset();
+		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
 	ServerRole roleFromParameters() const;
 
 	BlueTuskHostEndpoint _endpoint;
@@ -177,6 +185,8 @@ private:
 	Poco::Timespan _sendTimeout;
 	bool _sendTimeoutSet = false;
 	bool _cancelSentForTimeout = false;
+	bool _discardPending = false;   /// deferReset(): DISCARD ALL goes in front of the next command
+	bool _discardInFlight = false;  /// the writer holds that DISCARD ALL: its answer comes first
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
 };

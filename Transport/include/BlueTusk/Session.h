@@ -74,6 +74,19 @@ public:
 		/// Prepares the session for reuse by another user: ROLLBACK when a transaction is open, then
 		/// DISCARD ALL when discardAll. Throws on failure (the session is then broken).
 
+	virtual bool deferReset();
+		/// Prepares an idle session (no transaction open) for reuse without a round trip now: DISCARD ALL is
+		/// sent in front of the next command, in the same write, and its answer is read before that
+		/// command's (Npgsql's lazy reset). Returns false when the session cannot defer (not idle, broken,
+		/// or an implementation without pipelining: the default), and the caller then uses reset().
+		/// Should that DISCARD ALL fail, the command still runs and returns (or throws) as usual, and the
+		/// session is then closed (logged; isBroken() true) so that it is never reused unreset. Until the
+		/// next command the server keeps the session state (temporary tables, prepared statements,
+		/// session-level advisory locks) while the session is idle in its pool; closing it drops them too.
+
+	virtual bool isResetPending() const;
+		/// True while a deferred DISCARD ALL has not been sent yet (the default: never).
+
 	virtual void close() = 0;
 		/// Sends Terminate and closes the socket. Never throws; safe to call twice.
 

@@ -111,6 +111,7 @@ class PeerSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNetworkFailuresDuringStartup);
 	CPPUNIT_TEST(testStartupParameters);
 	CPPUNIT_TEST(testProbeWithoutRoleParameters);
+	CPPUNIT_TEST(testDeferredResetPipelined);
 	CPPUNIT_TEST(testBrokenSession);
 	CPPUNIT_TEST(testCommandTimeoutWithoutAnswer);
 	CPPUNIT_TEST(testOpenCancellable);
@@ -331,6 +332,31 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, primary.queryCount());
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::PrimaryReadOnly), toString(reported->probeRole(true)));
 		CPPUNIT_ASSERT_EQUAL(1, primary.queryCount());
+	}
+
+	void testDeferredResetPipelined()
+	{
+		// The deferred DISCARD ALL costs no round trip when the session is returned and travels with the
+		// next command; a DISCARD ALL that fails lets that command complete, then the session is closed.
+		FakeBackend backend(BackendScript::primary());
+		ProtocolSession::Ptr session = open(settingsFor(backend.hostAndPort()));
+		const int before = backend.queryCount();
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT_EQUAL(before, backend.queryCount());
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *session->executeSimple("SELECT 1")[0].rows[0][0]);
+		std::vector<std::string> queries = backend.queries();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(before + 2), queries.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), queries[before]);
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), queries[before + 1]);
+		CPPUNIT_ASSERT(!session->isBroken());
+
+		FakeBackend failing(BackendScript::primary().answer("DISCARD ALL", QueryAnswer::error("XX000", "discard failed on purpose")));
+		ProtocolSession::Ptr unreset = open(settingsFor(failing.hostAndPort()));
+		CPPUNIT_ASSERT(unreset->deferReset());
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *unreset->executeSimple("SELECT 1")[0].rows[0][0]);
+		CPPUNIT_ASSERT(unreset->isBroken());   // never reused unreset
+		CPPUNIT_ASSERT(failing.waitForActiveConnections(0, Poco::Timespan(2, 0)));
+		CPPUNIT_ASSERT_THROW(unreset->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);
 	}
 
 	void testBrokenSession()

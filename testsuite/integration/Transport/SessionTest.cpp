@@ -25,6 +25,7 @@ class SessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testExtendedQueryParameters);
 	CPPUNIT_TEST(testServerErrorKeepsSession);
 	CPPUNIT_TEST(testTransactionStatusAndReset);
+	CPPUNIT_TEST(testDeferredReset);
 	CPPUNIT_TEST(testRoles);
 	CPPUNIT_TEST(testCancel);
 	CPPUNIT_TEST(testCommandTimeout);
@@ -202,6 +203,64 @@ public:
 		session->reset(true);
 		CPPUNIT_ASSERT_EQUAL(std::string(""), session->parameterStatus("application_name"));
 		CPPUNIT_ASSERT_EQUAL(std::string(""), *session->executeSimple("SHOW application_name")[0].rows[0][0]);
+	}
+
+	void testDeferredReset()
+	{
+		// Session::deferReset(): nothing is sent when the session goes back to its pool; DISCARD ALL goes in
+		// front of the next command (simple, extended or the role probe), and that command already sees a
+		// clean session.
+		ProtocolSession::Ptr session = openNode(1);
+		ProtocolSession::Ptr observer = openNode(1);
+		const std::string stillDirty = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'deferred-dirty'";
+		session->executeSimple("SET application_name = 'deferred-dirty'; CREATE TEMP TABLE deferred_t (x int)");
+		CPPUNIT_ASSERT(!session->isResetPending());
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT(session->isResetPending());
+		// Deferred: the server has not reset the session yet.
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *observer->executeSimple(stillDirty)[0].rows[0][0]);
+
+		std::vector<QueryResult> simple = session->executeSimple("SHOW application_name; SELECT count(*) FROM pg_class WHERE relname = 'deferred_t'");
+		CPPUNIT_ASSERT(!session->isResetPending());
+		CPPUNIT_ASSERT_EQUAL(std::size_t(2), simple.size());   // the DISCARD ALL's result is not the caller's
+		CPPUNIT_ASSERT_EQUAL(std::string(""), *simple[0].rows[0][0]);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), *simple[1].rows[0][0]);
+		CPPUNIT_ASSERT_EQUAL(std::string(""), session->parameterStatus("application_name"));
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), *observer->executeSimple(stillDirty)[0].rows[0][0]);
+
+		// The extended protocol.
+		session->executeSimple("SET application_name = 'deferred-dirty'");
+		CPPUNIT_ASSERT(session->deferReset());
+		QueryResult extended = session->execute("SELECT current_setting('application_name'), $1::int + 1", {std::string("41")});
+		CPPUNIT_ASSERT_EQUAL(std::string(""), *extended.rows.at(0).at(0));
+		CPPUNIT_ASSERT_EQUAL(std::string("42"), *extended.rows.at(0).at(1));
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), extended.commandTag);
+
+		// The forced role probe of a targeted checkout carries it (one round trip for both).
+		session->executeSimple("SET application_name = 'deferred-dirty'");
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Primary), toString(session->probeRole(true)));
+		CPPUNIT_ASSERT(!session->isResetPending());
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), *observer->executeSimple(stillDirty)[0].rows[0][0]);
+
+		// A server error in the command itself leaves the reset done and the session usable.
+		session->executeSimple("SET application_name = 'deferred-dirty'");
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT_THROW(session->executeSimple("SELECT 1/0"), BlueTuskServerException);
+		CPPUNIT_ASSERT(!session->isBroken());
+		CPPUNIT_ASSERT_EQUAL(std::string(""), *session->executeSimple("SHOW application_name")[0].rows[0][0]);
+
+		// Not with a transaction open (the pool rolls back at once instead), nor once closed.
+		session->executeSimple("BEGIN");
+		CPPUNIT_ASSERT(!session->deferReset());
+		CPPUNIT_ASSERT(!session->isResetPending());
+		session->executeSimple("ROLLBACK");
+		// reset() does the pending DISCARD ALL itself, once.
+		CPPUNIT_ASSERT(session->deferReset());
+		session->reset(true);
+		CPPUNIT_ASSERT(!session->isResetPending());
+		session->close();
+		CPPUNIT_ASSERT(!session->deferReset());
 	}
 
 	void testRoles()

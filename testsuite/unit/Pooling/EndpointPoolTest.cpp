@@ -72,6 +72,7 @@ class EndpointPoolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCancelReservationGrantsWaiter);
 	CPPUNIT_TEST(testNoBargingWhileOthersWait);
 	CPPUNIT_TEST(testResetOnReturn);
+	CPPUNIT_TEST(testDeferredResetOnReturn);
 	CPPUNIT_TEST(testNoResetOnClose);
 	CPPUNIT_TEST(testResetFailureCloses);
 	CPPUNIT_TEST(testBrokenSessionDiscarded);
@@ -477,6 +478,45 @@ public:
 		pool.release(std::move(entry));
 		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"BEGIN", "ROLLBACK", "DISCARD ALL", "SELECT 1", "DISCARD ALL"}));
 		CPPUNIT_ASSERT_EQUAL(1, pool.statistics().idle);
+	}
+
+	void testDeferredResetOnReturn()
+	{
+		// A session that can defer its reset (ProtocolSession) goes back to idle without a round trip; its
+		// DISCARD ALL travels with the next statement. With a transaction open, ROLLBACK and DISCARD ALL
+		// still happen at once (no locks held by an idle session).
+		_world->deferResets = true;
+		PoolManager& manager = makeManager(poolSettings(0, 1));
+		EndpointPool& pool = manager.pool(endpointNo(1));
+		PoolEntryPtr entry = checkout(pool);
+		const int id = fake(entry).id();
+		fake(entry).executeSimple("SET search_path = x");
+		pool.release(std::move(entry));
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SET search_path = x"}));
+		CPPUNIT_ASSERT_EQUAL(1, pool.statistics().idle);
+		entry = pool.tryTakeIdle();
+		CPPUNIT_ASSERT_EQUAL(id, fake(entry).id());
+		CPPUNIT_ASSERT(fake(entry).isResetPending());
+		fake(entry).execute("SELECT $1", {std::string("1")});
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SET search_path = x", "DISCARD ALL", "SELECT $1"}));
+		fake(entry).executeSimple("BEGIN");
+		pool.release(std::move(entry));
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SET search_path = x", "DISCARD ALL", "SELECT $1", "BEGIN", "ROLLBACK", "DISCARD ALL"}));
+		entry = pool.tryTakeIdle();
+		CPPUNIT_ASSERT(!fake(entry).isResetPending());
+		// Returned twice without a statement in between: one DISCARD ALL when it is next used.
+		pool.release(std::move(entry));
+		entry = pool.tryTakeIdle();
+		pool.release(std::move(entry));
+		entry = pool.tryTakeIdle();
+		fake(entry).executeSimple("SELECT 2");
+		const std::vector<std::string> sql = _world->sqlOf(id);
+		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), sql.at(sql.size() - 2));
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 2"), sql.back());
+		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), sql.at(sql.size() - 3));   // the one after ROLLBACK
+		CPPUNIT_ASSERT_EQUAL(std::string("ROLLBACK"), sql.at(sql.size() - 4));
+		pool.release(std::move(entry));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), pool.statistics().created);
 	}
 
 	void testNoResetOnClose()

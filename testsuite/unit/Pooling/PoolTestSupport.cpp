@@ -106,7 +106,11 @@ void FakeSession::reset(bool discardAll)
 		_world->record(_id, "ROLLBACK");
 		_transaction = TransactionStatus::Idle;
 	}
-	if (discardAll) _world->record(_id, "DISCARD ALL");
+	if (discardAll)
+	{
+		_resetPending = false;
+		_world->record(_id, "DISCARD ALL");
+	}
 }
 
 
@@ -116,8 +120,23 @@ void FakeSession::close()
 }
 
 
+bool FakeSession::deferReset()
+{
+	if (!_world->deferResets || _broken || _transaction != TransactionStatus::Idle) return false;
+	_resetPending = true;
+	return true;
+}
+
+
+bool FakeSession::isResetPending() const
+{
+	return _resetPending;
+}
+
+
 std::vector<QueryResult> FakeSession::executeSimple(const std::string& sql)
 {
+	if (_resetPending.exchange(false)) _world->record(_id, "DISCARD ALL");
 	_world->record(_id, sql);
 	if (sql == "BEGIN") _transaction = TransactionStatus::InTransaction;
 	return std::vector<QueryResult>(1);
@@ -126,6 +145,7 @@ std::vector<QueryResult> FakeSession::executeSimple(const std::string& sql)
 
 QueryResult FakeSession::execute(const std::string& sql, const std::vector<FieldValue>&)
 {
+	if (_resetPending.exchange(false)) _world->record(_id, "DISCARD ALL");
 	_world->record(_id, sql);
 	return QueryResult();
 }

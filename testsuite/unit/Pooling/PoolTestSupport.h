@@ -33,6 +33,7 @@ struct FakeWorld
 	std::atomic<int> failNextOpens{0};     /// the next N opens throw BlueTuskTransportException
 	std::atomic<int> openFailurePermille{0}; /// random open failures (per 1000)
 	std::atomic<ServerRole> role{ServerRole::Primary}; /// what every session reports as its role
+	std::atomic<bool> deferResets{false};  /// sessions accept Session::deferReset() (as ProtocolSession)
 
 	void record(int sessionId, const std::string& sql);
 	std::vector<std::string> sqlOf(int sessionId) const;
@@ -68,6 +69,10 @@ public:
 	bool isBroken() const override;
 	TransactionStatus transactionStatus() const override;
 	void reset(bool discardAll) override;
+	bool deferReset() override;
+		/// With FakeWorld::deferResets: records nothing now; "DISCARD ALL" is recorded in front of the
+		/// next statement (as ProtocolSession sends it).
+	bool isResetPending() const override;
 	void close() override;
 	std::vector<QueryResult> executeSimple(const std::string& sql) override;
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters) override;
@@ -84,6 +89,7 @@ private:
 	std::atomic<bool> _broken{false};
 	std::atomic<bool> _closed{false};
 	std::atomic<bool> _failReset{false};
+	std::atomic<bool> _resetPending{false};
 	std::atomic<TransactionStatus> _transaction{TransactionStatus::Idle};
 };
 
