@@ -17,23 +17,27 @@ class ParallelHostOrder: public HostOrderPolicy
 	/// first Accept, holds a Fallback until every attempt ended, and cancels or pools the losers
 	/// (DESIGN.md section 4). The order (as written) decides only the order of the attempt log.
 	///
-	/// Every TCP connect starts at once; the startups that follow are paced with a stagger (default
-	/// 250 ms, RFC 8305's connection attempt delay): the first connected attempt runs its startup alone
-	/// unless it fails, is rejected or takes longer than the stagger (doc/routing.md, "parallel").
-	/// Thread-safe.
+	/// The attempts are paced (doc/routing.md, "Startup stagger"): TCP connects begin 1 ms apart in host
+	/// order, and the first connected attempt runs its startup alone until it fails, is classified and the
+	/// race goes on, or has taken the stagger (250 ms, RFC 8305's connection attempt delay); meanwhile no
+	/// other server is connected to for nothing. Thread-safe.
 {
 public:
 	static constexpr long DEFAULT_STARTUP_STAGGER_MS = 250;
+	static constexpr long DEFAULT_CONNECT_STAGGER_US = 1000;
 
 	std::string name() const override;
 	HostOrderPlan plan(const std::vector<HostCandidate>& candidates) const override;
 
 	void configure(const Poco::Util::AbstractConfiguration& config) override;
-		/// "startupStaggerMs": the stagger in milliseconds (0: every startup at once, a plain race).
-		/// Throws Poco::InvalidArgumentException for a negative value or one above 60000.
+		/// "startupStaggerMs": the startup stagger in milliseconds (0: a plain race, every attempt connects
+		/// and starts at once); "connectStaggerMs": the interval between TCP connects in milliseconds
+		/// (decimals allowed, e.g. 0.5; 0: all at once). Throws Poco::InvalidArgumentException for a
+		/// negative value or one above 60000.
 
 private:
 	std::atomic<long> _startupStaggerMs{DEFAULT_STARTUP_STAGGER_MS};
+	std::atomic<long> _connectStaggerUs{DEFAULT_CONNECT_STAGGER_US};
 };
 
 } // namespace BlueTusk

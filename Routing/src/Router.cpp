@@ -7,8 +7,8 @@
 #include "Router.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/StartupGate.h"
 #include "BlueTusk/HostAttemptsException.h"
+#include "BlueTusk/StartupGate.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/Thread.h"
@@ -246,6 +246,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
 		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
 		_startupStagger = plan.startupStagger;
+		_connectStagger = plan.connectStagger;
 
 		state.saturated.clear();
 		state.saturatedLate.clear();
@@ -476,8 +477,12 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	const bool needsRole = _request.target->needsRole();
 
 	// Every TCP connect at once; the startups that follow are paced by the plan's stagger (StartupGate.h).
-	StartupGate gate(_startupStagger);
-	for (auto& attempt: attempts) attempt->cancellation.setStartupGate(&gate);
+	StartupGate gate(_startupStagger, _connectStagger);
+	for (auto& attempt: attempts)
+	{
+		attempt->cancellation.setStartupGate(&gate);
+		if (!attempt->logged) gate.enroll(attempt->cancellation);   // plan order
+	}
 
 	auto cancelAll = [&attempts, &gate]()
 	{

@@ -88,6 +88,7 @@ private:
 	Request _request;
 	const ConnectionSettings& _settings;
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
+	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
 };
 
 } } // namespace BlueTusk::Detail

@@ -41,6 +41,8 @@ Session::Ptr ProtocolSessionFactory::openCancellable(const BlueTuskHostEndpoint&
 	StartupGate* gate = cancellation.startupGate();
 	try
 	{
+		// A parallel race: wait for this attempt's turn to connect (StartupGate.h).
+		if (gate && !gate->awaitConnect(cancellation, deadline)) throw BlueTuskTransportException(cancelled);
 		return openSession(endpoint, settings, deadline, &cancellation);
 	}
 	catch (BlueTuskTransportException&)

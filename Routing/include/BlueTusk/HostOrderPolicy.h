@@ -35,10 +35,12 @@ struct BlueTusk_Routing_API HostOrderPlan
 {
 	std::vector<std::size_t> order;   /// indexes into the candidate list, in attempt order
 	std::size_t concurrency = 1;      /// how many attempts may run at once (1, or order.size() to race)
-	Poco::Timespan startupStagger = 0; /// when attempts race: every TCP connect starts at once, but the startup
-	                                  /// that follows (TLS, authentication, backend start) runs alone until it
-	                                  /// has taken this long, then the next connected attempt starts too
-	                                  /// (StartupGate, RFC 8305 section 5); 0: every startup at once
+	Poco::Timespan startupStagger = 0; /// when attempts race: the startup of the attempt that connected first
+	                                  /// (TLS, authentication, backend start) runs alone until it fails, is
+	                                  /// classified, or has taken this long; then the next attempt may connect
+	                                  /// and start too (StartupGate, RFC 8305 section 5); 0: a plain race
+	Poco::Timespan connectStagger = 0; /// when attempts race: the interval between their TCP connects, in plan
+	                                  /// order (the next one at once when the previous fails); 0: all at once
 };
 
 

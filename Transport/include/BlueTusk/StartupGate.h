@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -24,24 +25,38 @@ class Deadline;
 
 
 class BlueTusk_Transport_API StartupGate
-	/// Shared by the attempts of one parallel race. Every attempt resolves and connects its TCP socket at
-	/// once, so a dead or black-holed host costs the race nothing; the costly part that follows (TLS
-	/// handshake, startup, authentication, the server initialising a backend, the role probe) is paced:
-	/// an attempt whose socket is connected enters when no other attempt is in that part, or when the
-	/// attempt that entered last has been in it for the stagger time or longer, in the order the sockets
-	/// connected (first connected, first served). It leaves when its open fails, or when the router has
-	/// classified its session and decided to go on (a Fallback kept or a Reject); once a session is
-	/// accepted the gate is closed and every waiting attempt gives up at once.
+	/// Shared by the attempts of one parallel race; paces them so that one winner does not cost every
+	/// other server a backend (PostgreSQL forks one for each TCP connection it accepts), while a dead,
+	/// black-holed or hanging host still costs the race almost nothing. Two phases:
 	///
-	/// This is the connection-attempt delay of Happy Eyeballs (RFC 8305, section 5) applied to the
-	/// PostgreSQL startup rather than to TCP connects: a healthy winner's servers are not slowed down by a
-	/// second backend starting for nothing on every other host, while a host that accepts connections but
-	/// hangs in startup delays the race by at most the stagger. Thread-safe.
+	/// - Connect: the attempts, enrolled in plan order, begin their TCP connects one after the other at
+	///   the connect stagger (a millisecond or two): at once when the previous attempt has ended, and not
+	///   at all while another attempt is in its startup (below), unless that one has been there for the
+	///   stagger. A black-holed first host delays the second by one connect stagger only; a host that
+	///   connects at once keeps the others from connecting (no backend forked for nothing).
+	/// - Startup: an attempt whose socket is connected enters (TLS handshake, startup, authentication,
+	///   backend start, role probe) when no other attempt is in there, or when the attempt that entered
+	///   last has been in there for the stagger, first connected, first served.
+	///
+	/// An attempt leaves when its open fails, or when the router has classified its session and goes on
+	/// (a Fallback kept or a Reject); once a session is accepted the gate is closed and every waiting
+	/// attempt gives up at once. This is the connection attempt delay of Happy Eyeballs (RFC 8305,
+	/// section 5), applied to PostgreSQL's startup. Thread-safe.
 {
 public:
-	explicit StartupGate(Poco::Timespan stagger);
-		/// stagger: how long the attempt that entered last runs alone before the next one may enter as
-		/// well; 0 lets every attempt in at once (a plain race).
+	explicit StartupGate(Poco::Timespan stagger, Poco::Timespan connectStagger = 0);
+		/// stagger: how long the attempt that entered its startup last runs alone before the next one may
+		/// enter as well; 0 lets every attempt in at once (a plain race, and connects are not held back).
+		/// connectStagger: the interval between the TCP connects of enrolled attempts (0: all at once).
+
+	void enroll(const OpenCancellation& attempt);
+		/// Registers attempt for the connect phase; call for every attempt, in plan order, before any of
+		/// them starts. Attempts never enrolled skip the connect phase.
+
+	bool awaitConnect(const OpenCancellation& attempt, const Deadline& deadline);
+		/// Waits until attempt may begin its TCP connect (see the class description), then records that
+		/// it did. Returns false when attempt is cancelled or the gate closed meanwhile; throws
+		/// Poco::TimeoutException when deadline expires first. Not enrolled: returns true at once.
 
 	~StartupGate();
 
@@ -51,8 +66,8 @@ public:
 		/// when deadline (the attempt's Timeout) expires first. Entering twice is a no-op returning true.
 
 	void leave(const OpenCancellation& attempt);
-		/// attempt is done with its startup (it failed, or its session was classified and the race goes
-		/// on): the next waiting attempt may enter. Idempotent; unknown attempts are ignored.
+		/// attempt is done (it failed, or its session was classified and the race goes on): the next
+		/// waiting attempt may connect or enter. Idempotent; unknown attempts are ignored.
 
 	void close();
 		/// The race is decided (or abandoned): waiting attempts give up, later enter() calls return false.
@@ -71,9 +86,24 @@ private:
 
 	using Clock = std::chrono::steady_clock;
 
+	struct Enrolled
+	{
+		const OpenCancellation* attempt = nullptr;
+		bool connecting = false;         /// began its TCP connect
+		bool ended = false;              /// left (failed, or classified)
+		Clock::time_point connectAt;
+	};
+
 	bool mayEnterLocked(const OpenCancellation& attempt, Clock::time_point now, Clock::time_point& retryAt) const;
+	bool mayConnectLocked(std::size_t index, Clock::time_point now, Clock::time_point& retryAt) const;
+	bool startupHeldLocked(Clock::time_point now, Clock::time_point& retryAt) const;
+		/// Whether an attempt inside its startup still runs alone (entered less than the stagger ago).
+	bool waitLocked(std::unique_lock<std::mutex>& lock, const OpenCancellation& attempt, const Deadline& deadline,
+		const std::function<bool(Clock::time_point, Clock::time_point&)>& ready);
 
 	const Poco::Timespan _stagger;
+	const Poco::Timespan _connectStagger;
+	std::vector<Enrolled> _enrolled;                /// plan order
 	mutable std::mutex _mutex;
 	std::condition_variable _changed;
 	std::deque<const OpenCancellation*> _waiting;   /// in the order their sockets connected

@@ -349,9 +349,9 @@ public:
 
 	void testParallelPacesStartups()
 	{
-		// Two healthy hosts, target any, the default stagger (250 ms): both TCP connects start at once, but
-		// only the first connected runs its startup; it wins in a few milliseconds and the other attempt
-		// is cancelled before its server did any work (no StartupMessage).
+		// Two healthy hosts, target any, the default staggers (connects 1 ms apart, startups 250 ms): only
+		// the first connected runs its startup; it wins in a few milliseconds and the other attempt is
+		// cancelled before its server did any work (no StartupMessage; usually not even a TCP connection).
 		Connector connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("PR", "Host Order=parallel"), connector);
 		const char chosen = _peers->letterOf(connection.connectedEndpoint());

@@ -62,6 +62,10 @@ class StartupGateTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testZeroStaggerIsAPlainRace);
 	CPPUNIT_TEST(testLeaveIsIdempotent);
 	CPPUNIT_TEST(testCancelShutsSocketsAtOnce);
+	CPPUNIT_TEST(testConnectsInPlanOrderAtTheConnectStagger);
+	CPPUNIT_TEST(testEndedPredecessorLetsTheNextConnect);
+	CPPUNIT_TEST(testNoConnectWhileAStartupRunsAlone);
+	CPPUNIT_TEST(testNotEnrolledConnectsAtOnce);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -280,6 +284,103 @@ public:
 		watch.add(late);
 		CPPUNIT_ASSERT_EQUAL(0, late.receiveBytes(&byte, 1));
 		watch.remove(late);
+	}
+
+	void testConnectsInPlanOrderAtTheConnectStagger()
+	{
+		// A black-holed first host (connecting, never ending) holds the second back by one connect
+		// stagger only; the third follows the second by another.
+		StartupGate gate(Poco::Timespan(10, 0), Poco::Timespan(0, 100000));
+		OpenCancellation a, b, c;
+		gate.enroll(a);
+		gate.enroll(b);
+		gate.enroll(c);
+		Poco::Clock clock;
+		auto third = std::async(std::launch::async, [&] { bool r = gate.awaitConnect(c, Deadline()); return std::make_pair(r, msSince(clock)); });
+		auto second = std::async(std::launch::async, [&] { bool r = gate.awaitConnect(b, Deadline()); return std::make_pair(r, msSince(clock)); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		CPPUNIT_ASSERT(gate.awaitConnect(a, Deadline()));   // the first in plan order goes at once
+		const long aAt = msSince(clock);
+		auto b2 = second.get();
+		auto c3 = third.get();
+		CPPUNIT_ASSERT(b2.first && c3.first);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(b2.second - aAt) + " ms", b2.second - aAt >= 90 && b2.second - aAt < 600);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(c3.second - b2.second) + " ms", c3.second - b2.second >= 90 && c3.second - b2.second < 600);
+	}
+
+	void testEndedPredecessorLetsTheNextConnect()
+	{
+		StartupGate gate(Poco::Timespan(10, 0), Poco::Timespan(10, 0));
+		OpenCancellation a, b;
+		gate.enroll(a);
+		gate.enroll(b);
+		CPPUNIT_ASSERT(gate.awaitConnect(a, Deadline()));
+		auto second = std::async(std::launch::async, [&] { return gate.awaitConnect(b, Deadline()); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		CPPUNIT_ASSERT(second.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready);
+		Poco::Clock clock;
+		gate.leave(a);   // refused, say: the next one connects now, not after 10 s
+		CPPUNIT_ASSERT(second.get());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(clock)) + " ms", msSince(clock) < 100);
+	}
+
+	void testNoConnectWhileAStartupRunsAlone()
+	{
+		// b connected at once and runs its startup: c does not connect (its server would fork a backend for
+		// nothing) until b leaves, or b has run for the stagger.
+		StartupGate gate(Poco::Timespan(0, 300000), Poco::Timespan(0, 1000));
+		OpenCancellation a, b, c;
+		gate.enroll(a);
+		gate.enroll(b);
+		gate.enroll(c);
+		CPPUNIT_ASSERT(gate.awaitConnect(a, Deadline()));
+		CPPUNIT_ASSERT(gate.awaitConnect(b, Deadline()));
+		CPPUNIT_ASSERT(gate.enter(b, Deadline()));
+		Poco::Clock clock;
+		auto third = std::async(std::launch::async, [&] { bool r = gate.awaitConnect(c, Deadline()); return std::make_pair(r, msSince(clock)); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		CPPUNIT_ASSERT(third.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready);
+		gate.leave(b);   // b was rejected: c connects at once
+		auto c3 = third.get();
+		CPPUNIT_ASSERT(c3.first);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(c3.second) + " ms", c3.second >= 90 && c3.second < 250);
+
+		// Held no longer than the stagger: d connects 300 ms after c entered.
+		StartupGate second(Poco::Timespan(0, 300000), Poco::Timespan(0, 1000));
+		OpenCancellation x, y;
+		second.enroll(x);
+		second.enroll(y);
+		CPPUNIT_ASSERT(second.awaitConnect(x, Deadline()));
+		CPPUNIT_ASSERT(second.enter(x, Deadline()));
+		Poco::Clock held;
+		CPPUNIT_ASSERT(second.awaitConnect(y, Deadline()));
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(held)) + " ms", msSince(held) >= 280 && msSince(held) < 1000);
+
+		// Closed while waiting to connect: gives up.
+		StartupGate third2(Poco::Timespan(10, 0), Poco::Timespan(0, 1000));
+		OpenCancellation p, q;
+		third2.enroll(p);
+		third2.enroll(q);
+		CPPUNIT_ASSERT(third2.awaitConnect(p, Deadline()));
+		CPPUNIT_ASSERT(third2.enter(p, Deadline()));
+		auto waiting = std::async(std::launch::async, [&] { return third2.awaitConnect(q, Deadline()); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		third2.close();
+		CPPUNIT_ASSERT(!waiting.get());
+	}
+
+	void testNotEnrolledConnectsAtOnce()
+	{
+		StartupGate gate(Poco::Timespan(10, 0), Poco::Timespan(10, 0));
+		OpenCancellation a, loner;
+		gate.enroll(a);
+		CPPUNIT_ASSERT(gate.awaitConnect(a, Deadline()));
+		CPPUNIT_ASSERT(gate.enter(a, Deadline()));
+		Poco::Clock clock;
+		CPPUNIT_ASSERT(gate.awaitConnect(loner, Deadline()));
+		CPPUNIT_ASSERT(msSince(clock) < 50);
+		loner.cancel();
+		CPPUNIT_ASSERT(!gate.awaitConnect(loner, Deadline()));
 	}
 };
 
