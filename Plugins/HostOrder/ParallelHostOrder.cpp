@@ -6,6 +6,7 @@
 
 #include "ParallelHostOrder.h"
 #include "Poco/Exception.h"
+#include "Poco/NumberParser.h"
 
 namespace BlueTusk {
 
@@ -30,7 +31,8 @@ void ParallelHostOrder::configure(const Poco::Util::AbstractConfiguration& confi
 {
 	auto milliseconds = [&config](const std::string& name) -> double
 	{
-		const double value = config.getDouble(name);
+		double value = -1;
+		if (!Poco::NumberParser::tryParseFloat(config.getString(name), value)) value = -1;
 		if (!(value >= 0 && value <= 60000))
 			throw Poco::InvalidArgumentException(name + " must be between 0 and 60000 milliseconds, not " + config.getString(name));
 		return value;

@@ -51,6 +51,7 @@ class HostOrderPolicyTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNames);
 	CPPUNIT_TEST(testSequential);
 	CPPUNIT_TEST(testParallel);
+	CPPUNIT_TEST(testParallelStaggers);
 	CPPUNIT_TEST(testRandomIsPermutation);
 	CPPUNIT_TEST(testRandomFirstHostDistribution);
 	CPPUNIT_TEST(testRandomPermutationDistribution);
@@ -91,6 +92,42 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(5), plan.concurrency);
 		plan = connector.hostOrderPolicy("parallel")->plan(candidates(1));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), plan.concurrency);
+	}
+
+	void testParallelStaggers()
+	{
+		// Defaults (doc/routing.md, "Startup stagger"): startups 250 ms, connects 1 ms apart; sequential and
+		// random do not race and set none.
+		Connector connector;
+		HostOrderPolicy::Ptr parallel = connector.createHostOrderPolicy("parallel");
+		HostOrderPlan plan = parallel->plan(candidates(3));
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(250000), plan.startupStagger.totalMicroseconds());
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(1000), plan.connectStagger.totalMicroseconds());
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(0), connector.hostOrderPolicy("sequential")->plan(candidates(3)).startupStagger.totalMicroseconds());
+
+		Poco::AutoPtr<Poco::Util::MapConfiguration> config(new Poco::Util::MapConfiguration);
+		config->setString("startupStaggerMs", "40");
+		config->setString("connectStaggerMs", "0.5");
+		parallel->configure(*config);
+		plan = parallel->plan(candidates(3));
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(40000), plan.startupStagger.totalMicroseconds());
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(500), plan.connectStagger.totalMicroseconds());
+
+		for (const char* bad: {"-1", "60001", "soon"})
+		{
+			Poco::AutoPtr<Poco::Util::MapConfiguration> wrong(new Poco::Util::MapConfiguration);
+			wrong->setString("startupStaggerMs", bad);
+			try
+			{
+				parallel->configure(*wrong);
+				CPPUNIT_FAIL(std::string("accepted startupStaggerMs=") + bad);
+			}
+			catch (Poco::InvalidArgumentException& exc)
+			{
+				CPPUNIT_ASSERT_MESSAGE(exc.displayText(), exc.message().find("startupStaggerMs must be between 0 and 60000 milliseconds, not " + std::string(bad)) != std::string::npos);
+			}
+		}
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(40000), parallel->plan(candidates(3)).startupStagger.totalMicroseconds()); // unchanged
 	}
 
 	void testRandomIsPermutation()
