@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <deque>
+#include <time.h>
 #include <mutex>
 
 namespace BlueTusk {
@@ -28,6 +31,7 @@ Poco::Logger& routingLogger()
 
 
 constexpr std::size_t ROLE_COUNT = 4; // ServerRole: Unknown, Primary, PrimaryReadOnly, Standby
+constexpr Poco::Int64 DOWN_EPOCH_MS = 1577836800000; // 2020-01-01: 40 bits of milliseconds after it last 34 years
 
 } // namespace
 
@@ -42,6 +46,9 @@ struct BlueTuskDataSource::Impl
 		std::size_t position = 0;
 		std::array<std::shared_ptr<const HostAttemptList>, ROLE_COUNT> accepted; /// per ServerRole: the log of
 		                                                                         /// a reused idle session
+		std::atomic<std::uint64_t> downCache{0};  /// what the connector's host states say of this endpoint, as
+		                                          /// of a generation: (generation << 40) | (DOWN since, in ms
+		                                          /// after DOWN_EPOCH_MS; 0: not DOWN). One word: consistent.
 	};
 
 	std::shared_ptr<const ConnectionSettings> settings;
@@ -50,7 +57,7 @@ struct BlueTuskDataSource::Impl
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
 	std::map<TargetSessionAttributes, TargetSessionPolicy::Ptr> targets;
-	std::vector<FastEndpoint> fastEndpoints;   /// host-list order; empty: no fast path (order not fixed)
+	std::deque<FastEndpoint> fastEndpoints;    /// host-list order; empty: no fast path (order not fixed)
 	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
 
@@ -90,7 +97,7 @@ struct BlueTuskDataSource::Impl
 		if (order != "sequential" && order != "parallel") return;
 		for (std::size_t i = 0; i < settings->endpoints.size(); ++i)
 		{
-			FastEndpoint fast;
+			FastEndpoint& fast = fastEndpoints.emplace_back();
 			fast.endpoint = settings->endpoints[i];
 			fast.pool = &manager->pool(fast.endpoint);
 			fast.position = i;
@@ -105,8 +112,38 @@ struct BlueTuskDataSource::Impl
 				attempt.detail = role == ServerRole::Unknown ? std::string("connected") : toString(role);
 				fast.accepted[r] = std::make_shared<const HostAttemptList>(1, attempt);
 			}
-			fastEndpoints.push_back(std::move(fast));
 		}
+	}
+
+	static Poco::Int64 coarseNowMs()
+		/// The wall clock in milliseconds, from the kernel's coarse clock (host states are kept for seconds).
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		return static_cast<Poco::Int64>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+	}
+
+	bool isFreshDown(const HostStateRegistry& states, FastEndpoint& fast, Poco::Int64 nowMs) const
+		/// Whether the connector has learned, less than Host Recheck Seconds ago, that fast's endpoint is
+		/// DOWN (DESIGN.md 4 step 2: the Router would try it last). Lock-free while the host states do not
+		/// change: the answer of the registry's one locked lookup is cached per generation.
+	{
+		constexpr std::uint64_t MS_MASK = (std::uint64_t(1) << 40) - 1;
+		const std::uint64_t generation = states.generation() & 0xFFFFFF;
+		std::uint64_t cached = fast.downCache.load(std::memory_order_acquire);
+		if ((cached >> 40) != generation)
+		{
+			const Poco::Int64 since = states.downSinceMs(fast.endpoint);
+			const std::uint64_t relative = since > DOWN_EPOCH_MS ? static_cast<std::uint64_t>(since - DOWN_EPOCH_MS) & MS_MASK : 0;
+			cached = (generation << 40) | relative;
+			fast.downCache.store(cached, std::memory_order_release);
+		}
+		const std::uint64_t relative = cached & MS_MASK;
+		const Poco::Int64 recheckMs = settings->hostRecheck.totalMilliseconds();
+		if (relative == 0 || recheckMs <= 0) return false;
+		// The coarse clock may lag the moment recorded by up to a tick: an age below 0 is 0.
+		const Poco::Int64 ageMs = std::max<Poco::Int64>(0, nowMs - (DOWN_EPOCH_MS + static_cast<Poco::Int64>(relative)));
+		return ageMs < recheckMs;
 	}
 
 	PoolEntryPtr takeIdleFast(const HostAttemptList*& attempts)
@@ -116,10 +153,10 @@ struct BlueTuskDataSource::Impl
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
-		for (const FastEndpoint& fast: fastEndpoints)
+		const Poco::Int64 nowMs = checkDown ? coarseNowMs() : 0;
+		for (FastEndpoint& fast: fastEndpoints)
 		{
-			if (checkDown && states.candidate(fast.endpoint, fast.position, settings->hostRecheck).state == HostCandidate::DOWN)
-				continue;
+			if (checkDown && isFreshDown(states, fast, nowMs)) continue;
 			PoolEntryPtr entry = fast.pool->tryTakeIdle();
 			if (!entry) continue;
 			const ServerRole role = entry->session->role(); // tryTakeIdle() noted it as the pool's last known role

@@ -26,6 +26,7 @@ void HostStateRegistry::markDown(const BlueTuskHostEndpoint& endpoint, const std
 	entry.state = HostCandidate::DOWN;
 	entry.learnedAt.update();
 	entry.reason = reason;
+	_generation.fetch_add(1, std::memory_order_release);
 }
 
 
@@ -42,6 +43,7 @@ void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole 
 		entry.role = role;
 		entry.roleLearnedAt = entry.learnedAt;
 	}
+	_generation.fetch_add(1, std::memory_order_release);
 }
 
 
@@ -87,6 +89,7 @@ void HostStateRegistry::forget(const std::vector<BlueTuskHostEndpoint>& endpoint
 		if (it->second.state == HostCandidate::DOWN) _downEntries.fetch_sub(1, std::memory_order_relaxed);
 		_entries.erase(it);
 	}
+	_generation.fetch_add(1, std::memory_order_release);
 }
 
 
@@ -95,12 +98,28 @@ void HostStateRegistry::forgetAll()
 	std::lock_guard<std::mutex> lock(_mutex);
 	_entries.clear();
 	_downEntries.store(0, std::memory_order_relaxed);
+	_generation.fetch_add(1, std::memory_order_release);
 }
 
 
 bool HostStateRegistry::mayHaveDown() const
 {
 	return _downEntries.load(std::memory_order_relaxed) > 0;
+}
+
+
+std::uint32_t HostStateRegistry::generation() const
+{
+	return _generation.load(std::memory_order_acquire);
+}
+
+
+Poco::Int64 HostStateRegistry::downSinceMs(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _entries.find(endpoint);
+	if (it == _entries.end() || it->second.state != HostCandidate::DOWN) return 0;
+	return it->second.learnedAt.epochMicroseconds() / 1000;
 }
 
 } // namespace BlueTusk

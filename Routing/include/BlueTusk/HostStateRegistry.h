@@ -16,6 +16,7 @@
 #include "Poco/Timespan.h"
 #include "Poco/Timestamp.h"
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -72,11 +73,19 @@ private:
 	bool mayHaveDown() const;
 		/// False when no entry is DOWN (however old): a caller may then skip per-endpoint lookups. Lock-free.
 
+	std::uint32_t generation() const;
+		/// Changes with every change of any entry: a caller that cached downSinceMs() for an endpoint may
+		/// keep using it while this stays the same. Lock-free.
+
+	Poco::Int64 downSinceMs(const BlueTuskHostEndpoint& endpoint) const;
+		/// When endpoint was marked DOWN (milliseconds since the epoch), or 0 when it is not DOWN.
+
 	friend class BlueTuskDataSource;
 
 	mutable std::mutex _mutex;
 	std::map<BlueTuskHostEndpoint, Entry> _entries;
 	std::atomic<int> _downEntries{0};       /// entries whose state is DOWN (changed under _mutex)
+	std::atomic<std::uint32_t> _generation{1}; /// incremented under _mutex by every change
 };
 
 } // namespace BlueTusk

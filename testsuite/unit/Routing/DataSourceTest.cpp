@@ -65,6 +65,7 @@ class DataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testWarmUp);
 	CPPUNIT_TEST(testBackgroundWarmUp);
 	CPPUNIT_TEST(testDownEndpointTriedLast);
+	CPPUNIT_TEST(testIdleFastPathFollowsHostStates);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -401,6 +402,42 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432")); // the idle session on b came first
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").connectFailures);
+	}
+
+	void testIdleFastPathFollowsHostStates()
+	{
+		// The idle fast path (target any) skips an endpoint the connector learned is DOWN, for Host Recheck
+		// Seconds, and notices every change of the host states (its per-endpoint cache is per generation).
+		Fixture f;
+		auto dataSource = f.create("a,b", "Maximum Pool Size=1");
+		{
+			BlueTuskConnection first = dataSource->open();
+			BlueTuskConnection second = dataSource->open();
+			CPPUNIT_ASSERT_EQUAL(std::string("a"), first.connectedEndpoint().host());
+			CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
+		}
+		auto hostOfNextLease = [&dataSource]() { return dataSource->open().connectedEndpoint().host(); };
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
+		const BlueTuskHostEndpoint a("a", 5432);
+		f.connector.hostStates().markDown(a, "refused");
+		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
+		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());   // cached, same answer
+		f.connector.hostStates().markUp(a, ServerRole::Unknown);
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
+		f.connector.hostStates().markDown(a, "timed out");
+		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
+		f.connector.hostStates().forget({a});
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
+		CPPUNIT_ASSERT_EQUAL(2, dataSource->getPoolStatistics().total);   // idle sessions only, nothing new
+
+		// With Host Recheck Seconds=0 a learned state is never fresh: the host-list order stands.
+		auto noRecheck = f.create("a,b", "Maximum Pool Size=1;Host Recheck Seconds=0");
+		{
+			BlueTuskConnection first = noRecheck->open();
+			BlueTuskConnection second = noRecheck->open();
+		}
+		f.connector.hostStates().markDown(a, "refused");
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), noRecheck->open().connectedEndpoint().host());
 	}
 };
 
