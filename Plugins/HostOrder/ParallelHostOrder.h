@@ -23,7 +23,7 @@ class ParallelHostOrder: public HostOrderPolicy
 	/// other server is connected to for nothing. Thread-safe.
 {
 public:
-	static constexpr long DEFAULT_STARTUP_STAGGER_MS = 250;
+	static constexpr long DEFAULT_STARTUP_STAGGER_US = 250000;
 	static constexpr long DEFAULT_CONNECT_STAGGER_US = 1000;
 
 	std::string name() const override;
@@ -32,11 +32,12 @@ public:
 	void configure(const Poco::Util::AbstractConfiguration& config) override;
 		/// "startupStaggerMs": the startup stagger in milliseconds (0: a plain race, every attempt connects
 		/// and starts at once); "connectStaggerMs": the interval between TCP connects in milliseconds
-		/// (decimals allowed, e.g. 0.5; 0: all at once). Throws Poco::InvalidArgumentException for a
-		/// negative value or one above 60000.
+		/// (0: all at once); decimals are allowed in both (0.5). Throws Poco::InvalidArgumentException,
+		/// leaving the policy unchanged, for a value that is not a number from 0 to 60000 or for any other
+		/// property name (a misspelt one would otherwise be ignored).
 
 private:
-	std::atomic<long> _startupStaggerMs{DEFAULT_STARTUP_STAGGER_MS};
+	std::atomic<long> _startupStaggerUs{DEFAULT_STARTUP_STAGGER_US};
 	std::atomic<long> _connectStaggerUs{DEFAULT_CONNECT_STAGGER_US};
 };
 

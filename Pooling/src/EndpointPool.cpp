@@ -69,7 +69,7 @@ PoolEntryPtr EndpointPool::tryTakeIdle()
 	if (_impl->pending > 0) return nullptr;
 	PoolEntryPtr entry = m.takeIdleLocked(*this, closer);
 	// A role the session learned during its last lease (a probe) is noted under the same lock.
-	if (entry) _impl->noteRole(*entry->session);
+	if (entry) _impl->noteRole(*entry->session, false);
 	return entry;
 }
 
@@ -118,7 +118,8 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 			Detail::SessionCloser closer(m.logger);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			--_impl->busy;
-			++_impl->connectFailures;
+			// A parallel race's loser, cancelled because another endpoint won, did not fail to connect.
+			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
 			m.dispatchLocked(*this, closer);
 		}
 		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error));
@@ -140,7 +141,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		++_impl->created;
-		_impl->noteRole(*session);
+		_impl->noteRole(*session, true);
 	}
 	entry->session = std::move(session);
 	if (m.logger.debug()) m.logger.debug("opened a session to " + _endpoint.toString());
@@ -293,7 +294,7 @@ void EndpointPool::adopt(Session::Ptr session)
 		}
 		++_impl->created;
 		++_impl->busy;
-		_impl->noteRole(*session);
+		_impl->noteRole(*session, true);
 		PoolEntryPtr entry(new PoolEntry);
 		entry->session = std::move(session);
 		entry->pool = this;
@@ -502,7 +503,7 @@ void EndpointPool::warmUpPool(bool background)
 		Detail::SessionCloser closer(m.logger);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		++_impl->created;
-		_impl->noteRole(*entry->session);
+		_impl->noteRole(*entry->session, true);
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		m.parkLocked(*this, std::move(entry), closer);

@@ -97,11 +97,13 @@ struct EndpointPool::Impl
 		return busy + static_cast<int>(idle.size());
 	}
 
-	void noteRole(const Session& session)
-		/// A role the session knows (PostgreSQL 14+ reports it at startup; a probe refreshes it) becomes
-		/// the pool's last known role. Call with the manager's mutex held.
+	void noteRole(const Session& session, bool orReported)
+		/// A role the session knows (from its last probe) becomes the pool's last known role; with
+		/// orReported, else the role its ParameterStatus values give (PostgreSQL 14+ reports it at
+		/// startup: for a session just opened). Call with the manager's mutex held.
 	{
-		const ServerRole role = session.role();
+		ServerRole role = session.role();
+		if (role == ServerRole::Unknown && orReported) role = session.reportedRole();
 		if (role != ServerRole::Unknown) lastKnownRole = role;
 	}
 };

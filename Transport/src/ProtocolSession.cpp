@@ -76,7 +76,7 @@ ServerRole ProtocolSession::probeRole(bool force)
 {
 	if (!force)
 	{
-		ServerRole fromParameters = roleFromParameters();
+		ServerRole fromParameters = reportedRole();
 		if (fromParameters != ServerRole::Unknown)
 		{
 			_role = fromParameters;
@@ -96,17 +96,6 @@ ServerRole ProtocolSession::probeRole(bool force)
 	else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
 	else _role = ServerRole::Primary;
 	return _role;
-}
-
-
-ServerRole ProtocolSession::roleFromParameters() const
-{
-	auto hotStandby = _parameters.find("in_hot_standby");
-	auto readOnly = _parameters.find("default_transaction_read_only");
-	if (hotStandby == _parameters.end() || readOnly == _parameters.end()) return ServerRole::Unknown;
-	if (hotStandby->second == "on") return ServerRole::Standby;
-	if (readOnly->second == "on") return ServerRole::PrimaryReadOnly;
-	return ServerRole::Primary;
 }
 
 
@@ -408,7 +397,7 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 			_parameters[parameter.first] = parameter.second;
 			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
 			{
-				ServerRole role = roleFromParameters();
+				ServerRole role = reportedRole();
 				if (role != ServerRole::Unknown) _role = role;
 			}
 		}
@@ -551,8 +540,10 @@ std::vector<QueryResult> ProtocolSession::runCycle()
 	if (!_discardInFlight) return readCycle();
 
 	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
-	// have failed, the command still ran; the session, not reset, must not be reused: it is closed after
-	// the command's answer is read.
+	// have failed (e.g. the previous user's statement_timeout), the server still ran the command, on the
+	// previous user's session state (search_path, role, settings): its result must not reach the caller as
+	// if all were well. The command's answer is read (the protocol stays in step), then the session is
+	// closed and the caller gets BlueTuskSessionBrokenException.
 	_discardInFlight = false;
 	std::string resetError;
 	try
@@ -564,19 +555,21 @@ std::vector<QueryResult> ProtocolSession::runCycle()
 		if (_broken) throw;
 		resetError = exc.displayText();
 	}
-	struct CloseIfResetFailed
+	if (resetError.empty()) return readCycle();
+	try
 	{
-		ProtocolSession& session;
-		const std::string& error;
-		~CloseIfResetFailed()
-		{
-			if (error.empty() || session._broken) return;
-			logger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", session.where(), error);
-			session.markBroken();
-			session.closeSocket();
-		}
-	} closeIfResetFailed{*this, resetError};
-	return readCycle();
+		readCycle();
+	}
+	catch (BlueTuskServerException&)
+	{
+		if (_broken) throw;
+	}
+	logger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", where(), resetError);
+	markBroken();
+	closeSocket();
+	throw BlueTuskSessionBrokenException("the reset of the session to " + where() + " (DISCARD ALL, deferred from its return to "
+		"the pool) failed: " + resetError + "; the command ran on the unreset session, so its result is withheld and the "
+		"session is closed", AddressAttempt::CLOSED);
 }
 
 

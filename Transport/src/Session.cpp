@@ -13,6 +13,17 @@ Session::~Session()
 }
 
 
+ServerRole Session::reportedRole() const
+{
+	const std::string hotStandby = parameterStatus("in_hot_standby");
+	const std::string readOnly = parameterStatus("default_transaction_read_only");
+	if (hotStandby.empty() || readOnly.empty()) return ServerRole::Unknown;
+	if (hotStandby == "on") return ServerRole::Standby;
+	if (readOnly == "on") return ServerRole::PrimaryReadOnly;
+	return ServerRole::Primary;
+}
+
+
 bool Session::deferReset()
 {
 	return false;

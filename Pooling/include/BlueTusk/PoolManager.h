@@ -82,7 +82,8 @@ public:
 
 	PoolEntryPtr openReserved();
 		/// Opens a new session through the SessionFactory on a reservation. On failure the reservation is
-		/// released (waiters are told), connectFailures is counted, and the factory's exception propagates.
+		/// released (waiters are told), connectFailures is counted (not for an open abandoned through its
+		/// OpenCancellation, e.g. a parallel race's loser), and the factory's exception propagates.
 
 	PoolEntryPtr openReserved(const OpenCancellation& cancellation);
 		/// As openReserved(), through SessionFactory::openCancellable(): another thread may abandon the open

@@ -28,7 +28,8 @@ struct BlueTusk_Pooling_API PoolStatistics
 	Poco::UInt64 closed = 0;           /// physical sessions closed (any reason, evictions included)
 	Poco::UInt64 evicted = 0;          /// closed by the eviction policy (idle or max lifetime)
 	Poco::UInt64 checkoutTimeouts = 0; /// checkouts that gave up after Checkout Timeout
-	Poco::UInt64 connectFailures = 0;  /// failed attempts to open a new session
+	Poco::UInt64 connectFailures = 0;  /// failed attempts to open a new session (a parallel race's cancelled
+	                                   /// losers are not failures)
 	int minSize = 0;
 	int maxSize = 0;
 	bool draining = false;

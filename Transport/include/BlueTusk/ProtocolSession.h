@@ -153,7 +153,6 @@ private:
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
 	bool writePendingReset();
 		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
-	ServerRole roleFromParameters() const;
 
 	BlueTuskHostEndpoint _endpoint;
 	Poco::Net::StreamSocket _socket;

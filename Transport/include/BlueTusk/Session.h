@@ -58,6 +58,11 @@ public:
 	virtual ServerRole role() const = 0;
 		/// The last known role (ServerRole::Unknown until probed).
 
+	virtual ServerRole reportedRole() const;
+		/// The role the server's ParameterStatus values give (in_hot_standby, default_transaction_read_only;
+		/// PostgreSQL 14+ sends both at startup and on change), with no I/O; ServerRole::Unknown when it did
+		/// not send both. As of the last message received: an idle session does not see a promotion.
+
 	virtual ServerRole probeRole(bool force) = 0;
 		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
 		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
@@ -79,8 +84,10 @@ public:
 		/// sent in front of the next command, in the same write, and its answer is read before that
 		/// command's (Npgsql's lazy reset). Returns false when the session cannot defer (not idle, broken,
 		/// or an implementation without pipelining: the default), and the caller then uses reset().
-		/// Should that DISCARD ALL fail, the command still runs and returns (or throws) as usual, and the
-		/// session is then closed (logged; isBroken() true) so that it is never reused unreset. Until the
+		/// Should that DISCARD ALL fail (e.g. under the previous user's statement_timeout), the server
+		/// still runs the command, on the unreset session state: its result is withheld, the session is
+		/// closed (logged; isBroken() true) and the command throws BlueTuskSessionBrokenException, as for a
+		/// connection lost after sending (the command's effects, if any, are on the server). Until the
 		/// next command the server keeps the session state (temporary tables, prepared statements,
 		/// session-level advisory locks) while the session is idle in its pool; closing it drops them too.
 

@@ -9,6 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "Peers.h"
@@ -165,6 +166,7 @@ class RoutingFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testParallelZeroStaggerStartsEveryone);
 	CPPUNIT_TEST(testParallelStaggerBoundsASlowStartup);
 	CPPUNIT_TEST(testParallelRejectLetsTheNextStart);
+	CPPUNIT_TEST(testParallelLoserIsNoConnectFailure);
 	CPPUNIT_TEST(testParallelFallbackHeld);
 	CPPUNIT_TEST(testSequentialBlackHoleWaitsTimeout);
 	CPPUNIT_TEST(testSecondOpenSkipsDeadHost);
@@ -397,6 +399,22 @@ public:
 			connection.close();
 			CPPUNIT_ASSERT(_peers->idle(Poco::Timespan(2, 0)));
 		}
+	}
+
+	void testParallelLoserIsNoConnectFailure()
+	{
+		// In a data source, the race's cancelled loser (the black hole) is not a connect failure of its
+		// pool; a refused host that failed on its own is.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(_peers->connectionString("HXP", "Host Order=parallel;Timeout=5"), connector);
+		BlueTuskConnection connection = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL('P', _peers->letterOf(connection.connectedEndpoint()));
+		auto stats = dataSource->getHostPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.at(_peers->hole.endpoint()).connectFailures);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.at(_peers->refused.endpoint()).connectFailures);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.at(_peers->backends.at('P')->endpoint()).connectFailures);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.at(_peers->backends.at('P')->endpoint()).created);
+		CPPUNIT_ASSERT_EQUAL(std::string("lost race"), HostAttempt::outcomeName(connection.attemptLog().at(0).outcome));
 	}
 
 	void testParallelRejectLetsTheNextStart()

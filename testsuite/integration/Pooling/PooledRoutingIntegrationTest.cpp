@@ -64,6 +64,7 @@ class PooledRoutingIntegrationTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(PooledRoutingIntegrationTest);
 	CPPUNIT_TEST(testTargetsLandOnTheRightNodes);
+	CPPUNIT_TEST(testWarmUpLearnsRoles);
 	CPPUNIT_TEST(testDrainPrimaryDuringLoad);
 	CPPUNIT_TEST(testPromotionWhileIdle);
 	CPPUNIT_TEST_SUITE_END();
@@ -109,6 +110,19 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, 1).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, 2).lastKnownRole));
 		CPPUNIT_ASSERT(cluster().password.size() > 0);
+	}
+
+	void testWarmUpLearnsRoles()
+	{
+		// PostgreSQL 15 reports in_hot_standby and default_transaction_read_only at startup: warm-up alone
+		// fills in each endpoint's last known role, with no probe and no targeted checkout.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Minimum Pool Size=1;Timeout=10"), connector);
+		dataSource->warmUp();
+		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, 1).idle);
+		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Primary), toString(stats(dataSource, 1).lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 2).lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 3).lastKnownRole));
 	}
 
 	void testDrainPrimaryDuringLoad()

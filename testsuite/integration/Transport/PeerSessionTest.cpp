@@ -337,7 +337,7 @@ public:
 	void testDeferredResetPipelined()
 	{
 		// The deferred DISCARD ALL costs no round trip when the session is returned and travels with the
-		// next command; a DISCARD ALL that fails lets that command complete, then the session is closed.
+		// next command; when it fails, the command's result is withheld and the session closed.
 		FakeBackend backend(BackendScript::primary());
 		ProtocolSession::Ptr session = open(settingsFor(backend.hostAndPort()));
 		const int before = backend.queryCount();
@@ -353,7 +353,18 @@ public:
 		FakeBackend failing(BackendScript::primary().answer("DISCARD ALL", QueryAnswer::error("XX000", "discard failed on purpose")));
 		ProtocolSession::Ptr unreset = open(settingsFor(failing.hostAndPort()));
 		CPPUNIT_ASSERT(unreset->deferReset());
-		CPPUNIT_ASSERT_EQUAL(std::string("1"), *unreset->executeSimple("SELECT 1")[0].rows[0][0]);
+		try
+		{
+			unreset->executeSimple("SELECT 1");   // ran on the unreset session: its result is withheld
+			CPPUNIT_FAIL("expected BlueTuskSessionBrokenException");
+		}
+		catch (BlueTuskSessionBrokenException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("(DISCARD ALL, deferred from its return to the pool) failed") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("discard failed on purpose") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("result is withheld") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), failing.queries().back());   // the server did run it
 		CPPUNIT_ASSERT(unreset->isBroken());   // never reused unreset
 		CPPUNIT_ASSERT(failing.waitForActiveConnections(0, Poco::Timespan(2, 0)));
 		CPPUNIT_ASSERT_THROW(unreset->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);

@@ -128,6 +128,28 @@ public:
 			}
 		}
 		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(40000), parallel->plan(candidates(3)).startupStagger.totalMicroseconds()); // unchanged
+
+		// Nothing applied when one value is bad; a misspelt property is an error, not silently ignored.
+		Poco::AutoPtr<Poco::Util::MapConfiguration> half(new Poco::Util::MapConfiguration);
+		half->setString("startupStaggerMs", "0.5");
+		half->setString("connectStaggerMs", "-3");
+		CPPUNIT_ASSERT_THROW(parallel->configure(*half), Poco::InvalidArgumentException);
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(40000), parallel->plan(candidates(3)).startupStagger.totalMicroseconds());
+		Poco::AutoPtr<Poco::Util::MapConfiguration> typo(new Poco::Util::MapConfiguration);
+		typo->setString("startupStagerMs", "10");
+		try
+		{
+			parallel->configure(*typo);
+			CPPUNIT_FAIL("accepted a misspelt property");
+		}
+		catch (Poco::InvalidArgumentException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.displayText(), exc.message().find("unknown property \"startupStagerMs\" for the parallel host order") != std::string::npos);
+		}
+		half->setString("connectStaggerMs", "2");
+		parallel->configure(*half);   // decimals kept: 0.5 ms
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(500), parallel->plan(candidates(3)).startupStagger.totalMicroseconds());
+		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(2000), parallel->plan(candidates(3)).connectStagger.totalMicroseconds());
 	}
 
 	void testRandomIsPermutation()
