@@ -432,8 +432,60 @@ int EndpointPool::prunePool(bool background)
 		if (evicted > 0 && m.logger.debug())
 			m.logger.debug(_endpoint.toString() + ": evicted " + std::to_string(evicted) + " idle session(s)");
 	}
+	flushPendingResets();
 	warmUpPool(background);
 	return evicted;
+}
+
+
+const Poco::Timespan EndpointPool::PENDING_RESET_FLUSH(1, 0);
+
+
+void EndpointPool::flushPendingResets()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	std::vector<PoolEntryPtr> due;
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (_impl->draining) return;
+		const Poco::Timestamp now = m.clock->now();
+		for (auto it = _impl->idle.begin(); it != _impl->idle.end();)
+		{
+			PoolEntry& entry = **it;
+			if (entry.session->isResetPending() && now - entry.info.lastReturned >= PENDING_RESET_FLUSH.totalMicroseconds())
+			{
+				due.push_back(std::move(*it));
+				it = _impl->idle.erase(it);
+				++_impl->busy;   // out of the idle stack while its reset runs
+			}
+			else
+			{
+				++it;
+			}
+		}
+	}
+	if (due.empty()) return;
+	for (PoolEntryPtr& entry: due)
+	{
+		// Outside the lock, as on return: one round trip for DISCARD ALL.
+		bool broken = false;
+		try
+		{
+			entry->session->reset(true);
+		}
+		catch (...)
+		{
+			if (m.logger.debug())
+				m.logger.debug("resetting an idle session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+			broken = true;
+		}
+		if (entry->session->isBroken()) broken = true;
+		Detail::SessionCloser closer(m.logger);
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (broken) m.discardLocked(*this, std::move(entry->session), false, closer);
+		else m.parkLocked(*this, std::move(entry), closer);   // lastReturned kept: idle lifetime unchanged
+	}
+	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
 }
 
 

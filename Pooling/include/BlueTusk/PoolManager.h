@@ -129,8 +129,15 @@ public:
 		/// A consistent snapshot of this pool's counters.
 
 	int prune();
-		/// Applies the eviction policy to the idle sessions now and tops the pool up to its minimum
-		/// (warm-up). Returns the number of sessions closed. Called by the manager's pruning thread.
+		/// Applies the eviction policy to the idle sessions now, resets the idle sessions whose deferred
+		/// reset has waited for PENDING_RESET_FLUSH or longer (so that a session-level lock or setting the
+		/// last user left is not kept for long by an idle session), and tops the pool up to its minimum
+		/// (warm-up). Returns the number of sessions closed. Called by the manager's pruning thread (every
+		/// second).
+
+	static const Poco::Timespan PENDING_RESET_FLUSH;
+		/// One second: how long an idle session's deferred DISCARD ALL (Session::deferReset()) may wait
+		/// for the session's next command before pruning sends it on its own.
 
 	void warmUp();
 		/// Opens sessions until the pool holds its minimum (synchronously; failures are counted and
@@ -145,6 +152,8 @@ private:
 
 	PoolEntryPtr openReservedWith(const OpenCancellation* cancellation);
 	int prunePool(bool background);
+	void flushPendingResets();
+		/// Part of prunePool(): the deferred resets that waited PENDING_RESET_FLUSH, done now.
 	void warmUpPool(bool background);
 		/// prune(), warmUp(); background (the pruning thread): give up when pruning stops.
 

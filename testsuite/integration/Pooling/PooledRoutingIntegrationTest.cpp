@@ -65,6 +65,7 @@ class PooledRoutingIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(PooledRoutingIntegrationTest);
 	CPPUNIT_TEST(testTargetsLandOnTheRightNodes);
 	CPPUNIT_TEST(testWarmUpLearnsRoles);
+	CPPUNIT_TEST(testIdleSessionResetWithinSeconds);
 	CPPUNIT_TEST(testDrainPrimaryDuringLoad);
 	CPPUNIT_TEST(testPromotionWhileIdle);
 	CPPUNIT_TEST_SUITE_END();
@@ -123,6 +124,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Primary), toString(stats(dataSource, 1).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 2).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 3).lastKnownRole));
+	}
+
+	void testIdleSessionResetWithinSeconds()
+	{
+		// The reset is deferred on return, so an advisory lock the last user forgot is still held right
+		// after the return; the pruning thread resets the idle session within about two seconds.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1), "Maximum Pool Size=1;Timeout=10"), connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			lease.executeSimple("SELECT pg_advisory_lock(424242)");
+		}
+		BlueTuskConnection observer = BlueTuskConnection::open(cluster().connectionString(node(1), "Timeout=10"), connector);
+		const std::string held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 424242";
+		auto count = [&]() { return observer.executeSimple(held).front().rows.at(0).at(0).value(); };
+		Poco::Clock returned;
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), count());
+		while (count() != "0" && returned.elapsed() < 5000000) Poco::Thread::sleep(50);
+		const long ms = static_cast<long>(returned.elapsed() / 1000);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), count());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(ms) + " ms", ms >= 800 && ms < 3500);
+		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, 1).idle);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, 1).created);
 	}
 
 	void testDrainPrimaryDuringLoad()

@@ -73,6 +73,7 @@ class EndpointPoolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNoBargingWhileOthersWait);
 	CPPUNIT_TEST(testResetOnReturn);
 	CPPUNIT_TEST(testDeferredResetOnReturn);
+	CPPUNIT_TEST(testPruningFlushesPendingResets);
 	CPPUNIT_TEST(testNoResetOnClose);
 	CPPUNIT_TEST(testResetFailureCloses);
 	CPPUNIT_TEST(testBrokenSessionDiscarded);
@@ -517,6 +518,46 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("ROLLBACK"), sql.at(sql.size() - 4));
 		pool.release(std::move(entry));
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), pool.statistics().created);
+	}
+
+	void testPruningFlushesPendingResets()
+	{
+		// An idle session whose deferred reset has waited a second is reset by pruning (the previous user's
+		// session state, e.g. an advisory lock, is not kept for long); a failing reset closes it.
+		_world->deferResets = true;
+		PoolManager& manager = makeManager(poolSettings(0, 2));
+		EndpointPool& pool = manager.pool(endpointNo(1));
+		PoolEntryPtr first = checkout(pool);
+		PoolEntryPtr second = checkout(pool);
+		const int id = fake(first).id();
+		const int failingId = fake(second).id();
+		fake(first).executeSimple("SELECT pg_advisory_lock(1)");
+		fake(second).failNextReset();
+		pool.release(std::move(first));
+		pool.release(std::move(second));
+		CPPUNIT_ASSERT_EQUAL(0, pool.prune());
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SELECT pg_advisory_lock(1)"}));   // not yet
+		_clock->advance(Poco::Timespan(0, 999000));
+		pool.prune();
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SELECT pg_advisory_lock(1)"}));
+		_clock->advance(Poco::Timespan(0, 1000));
+		pool.prune();
+		CPPUNIT_ASSERT((_world->sqlOf(id) == std::vector<std::string>{"SELECT pg_advisory_lock(1)", "DISCARD ALL"}));
+		PoolStatistics stats = pool.statistics();
+		CPPUNIT_ASSERT_EQUAL(1, stats.idle);   // the failing one was closed
+		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.closed);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.evicted);
+		CPPUNIT_ASSERT(_world->sqlOf(failingId).empty());
+		PoolEntryPtr again = pool.tryTakeIdle();
+		CPPUNIT_ASSERT_EQUAL(id, fake(again).id());
+		CPPUNIT_ASSERT(!fake(again).isResetPending());
+		fake(again).executeSimple("SELECT 1");   // no second DISCARD ALL in front
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), _world->sqlOf(id).back());
+		CPPUNIT_ASSERT_EQUAL(std::size_t(3), _world->sqlOf(id).size());
+		pool.release(std::move(again));
+		pool.prune();   // returned just now: nothing to flush yet
+		CPPUNIT_ASSERT_EQUAL(std::size_t(3), _world->sqlOf(id).size());
 	}
 
 	void testNoResetOnClose()
