@@ -345,13 +345,10 @@ public:
 		CPPUNIT_ASSERT(c3.first);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(c3.second) + " ms", c3.second >= 90 && c3.second < 250);
 
-		// Held no longer than the stagger: d connects 300 ms after c entered.
+		// Held no longer than the stagger: y connects 300 ms after x entered.
 		StartupGate second(Poco::Timespan(0, 300000), Poco::Timespan(0, 1000));
 		OpenCancellation x, y;
-		second.enroll(x);
-		second.enroll(y);
-		CPPUNIT_ASSERT(second.awaitConnect(x, Deadline()));
-		CPPUNIT_ASSERT(second.enter(x, Deadline()));
+		firstConnectsAndEnters(second, x, y);
 		Poco::Clock held;
 		CPPUNIT_ASSERT(second.awaitConnect(y, Deadline()));
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(msSince(held)) + " ms", msSince(held) >= 280 && msSince(held) < 1000);
@@ -359,14 +356,20 @@ public:
 		// Closed while waiting to connect: gives up.
 		StartupGate third2(Poco::Timespan(10, 0), Poco::Timespan(0, 1000));
 		OpenCancellation p, q;
-		third2.enroll(p);
-		third2.enroll(q);
-		CPPUNIT_ASSERT(third2.awaitConnect(p, Deadline()));
-		CPPUNIT_ASSERT(third2.enter(p, Deadline()));
+		firstConnectsAndEnters(third2, p, q);
 		auto waiting = std::async(std::launch::async, [&] { return third2.awaitConnect(q, Deadline()); });
 		std::this_thread::sleep_for(std::chrono::milliseconds(30));
 		third2.close();
 		CPPUNIT_ASSERT(!waiting.get());
+	}
+
+	static void firstConnectsAndEnters(StartupGate& gate, OpenCancellation& first, OpenCancellation& second)
+		/// Enrolls both; first connects and enters its startup.
+	{
+		gate.enroll(first);
+		gate.enroll(second);
+		CPPUNIT_ASSERT(gate.awaitConnect(first, Deadline()));
+		CPPUNIT_ASSERT(gate.enter(first, Deadline()));
 	}
 
 	void testNotEnrolledConnectsAtOnce()
