@@ -17,6 +17,8 @@ POCO_IMPLEMENT_EXCEPTION(BlueTuskPoolTimeoutException, BlueTuskException, "Pool 
 POCO_IMPLEMENT_EXCEPTION(BlueTuskPluginException, BlueTuskException, "Plugin error")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskProtocolException, BlueTuskException, "Protocol error")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskSessionBrokenException, BlueTuskException, "Session broken")
+POCO_IMPLEMENT_EXCEPTION(BlueTuskTypeException, BlueTuskException, "Type conversion error")
+POCO_IMPLEMENT_EXCEPTION(BlueTuskUsageException, BlueTuskException, "Invalid use")
 
 
 //
@@ -266,6 +268,7 @@ bool BlueTuskServerException::isAuthenticationError() const
 
 bool isSessionUsable(const Poco::Exception& exc)
 {
+	if (dynamic_cast<const BlueTuskTypeException*>(&exc) || dynamic_cast<const BlueTuskUsageException*>(&exc)) return true;
 	const auto* serverError = dynamic_cast<const BlueTuskServerException*>(&exc);
 	return serverError && serverError->sessionUsable();
 }

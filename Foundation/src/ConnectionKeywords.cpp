@@ -53,6 +53,16 @@ std::string loadBalanceHosts(const std::string& value, const std::string& source
 }
 
 
+int autoPrepareMinUsages(const std::string& value, const std::string& source)
+	/// Auto Prepare Min Usages: 1 or more (Npgsql's range).
+{
+	const int count = parseCount(value, source);
+	if (count < 1)
+		throw BlueTuskConnectionStringException(source + ": must be 1 or more (the executions of one SQL text before it is prepared)");
+	return count;
+}
+
+
 TargetSessionAttributes readOnly(const std::string& value, const std::string& source)
 	/// The 2016 proposal's readonly: true = any server will do, false = a writable server is required.
 {
@@ -126,6 +136,10 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.targetSessionAttributes = readOnly(v, src); }},
 		{"Command Timeout", nullptr, nullptr, Setting::CommandTimeout,
 			[](S& s, const std::string& v, const std::string& src) { s.commandTimeout = parseSeconds(v, src); }},
+		{"Max Auto Prepare", nullptr, nullptr, Setting::MaxAutoPrepare,
+			[](S& s, const std::string& v, const std::string& src) { s.maxAutoPrepare = parseCount(v, src); }},
+		{"Auto Prepare Min Usages", nullptr, nullptr, Setting::AutoPrepareMinUsages,
+			[](S& s, const std::string& v, const std::string& src) { s.autoPrepareMinUsages = autoPrepareMinUsages(v, src); }},
 	};
 	return keywords;
 }

@@ -174,6 +174,8 @@ std::string ConnectionSettings::toString() const
 	if (evictionPolicy != defaults.evictionPolicy) addText("Eviction Policy", evictionPolicy);
 	if (!pluginPath.empty()) addText("Plugin Path", Detail::join(pluginPath, ","));
 	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
+	addIfChanged("Max Auto Prepare", std::to_string(maxAutoPrepare), std::to_string(defaults.maxAutoPrepare));
+	addIfChanged("Auto Prepare Min Usages", std::to_string(autoPrepareMinUsages), std::to_string(defaults.autoPrepareMinUsages));
 	return text;
 }
 
@@ -222,7 +224,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		noResetOnClose == other.noResetOnClose &&
 		evictionPolicy == other.evictionPolicy &&
 		pluginPath == other.pluginPath &&
-		commandTimeout == other.commandTimeout;
+		commandTimeout == other.commandTimeout &&
+		maxAutoPrepare == other.maxAutoPrepare &&
+		autoPrepareMinUsages == other.autoPrepareMinUsages;
 }
 
 

@@ -107,6 +107,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		else
 			session = m.factory->open(_endpoint, m.settings);
 		if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
+		session->setStatementCounters(_impl->statements);
 	}
 	catch (...)
 	{
@@ -274,6 +275,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 void EndpointPool::adopt(Session::Ptr session)
 {
 	if (!session) return;
+	session->setStatementCounters(_impl->statements);
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
@@ -525,6 +527,7 @@ void EndpointPool::warmUpPool(bool background)
 		{
 			session = m.factory->open(_endpoint, m.settings);
 			if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
+			session->setStatementCounters(_impl->statements);
 		}
 		catch (...)
 		{

@@ -265,6 +265,7 @@ PoolStatistics PoolManager::Impl::statisticsLocked(const EndpointPool& pool) con
 	stats.maxSize = s.maxSize;
 	stats.draining = s.draining;
 	stats.lastKnownRole = s.lastKnownRole;
+	stats.statements = s.statements->snapshot();
 	return stats;
 }
 

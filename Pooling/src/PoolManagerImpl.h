@@ -91,6 +91,8 @@ struct EndpointPool::Impl
 	ServerRole lastKnownRole = ServerRole::Unknown;
 	int minSize = 0;                       /// effective minimum (never above maxSize)
 	int maxSize = 0;                       /// effective maximum; 0: no limit
+	std::shared_ptr<StatementCounters> statements = std::make_shared<StatementCounters>();
+		/// what this pool's sessions add their statement counters to (Session::setStatementCounters)
 
 	int total() const
 	{

@@ -22,6 +22,10 @@ PoolStatistics& PoolStatistics::operator += (const PoolStatistics& other)
 	minSize += other.minSize;
 	maxSize += other.maxSize;
 	draining = draining || other.draining;
+	statements.prepared += other.statements.prepared;
+	statements.cacheHits += other.statements.cacheHits;
+	statements.evictions += other.statements.evictions;
+	statements.reprepared += other.statements.reprepared;
 	lastKnownRole = ServerRole::Unknown;
 	return *this;
 }
@@ -34,6 +38,8 @@ std::string PoolStatistics::toString() const
 		" closed=" + std::to_string(closed) + " evicted=" + std::to_string(evicted) +
 		" timeouts=" + std::to_string(checkoutTimeouts) + " failures=" + std::to_string(connectFailures) +
 		" min=" + std::to_string(minSize) + " max=" + std::to_string(maxSize) +
+		" prepared=" + std::to_string(statements.prepared) + " cacheHits=" + std::to_string(statements.cacheHits) +
+		" evictions=" + std::to_string(statements.evictions) +
 		(draining ? " draining" : "") +
 		(lastKnownRole != ServerRole::Unknown ? " role=" + BlueTusk::toString(lastKnownRole) : std::string());
 }

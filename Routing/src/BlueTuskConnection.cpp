@@ -160,6 +160,24 @@ QueryResult BlueTuskConnection::execute(const std::string& sql, const std::vecto
 }
 
 
+QueryResult BlueTuskConnection::query(const std::string& sql, const Parameters& parameters)
+{
+	return session().query(sql, parameters);
+}
+
+
+PreparedStatement BlueTuskConnection::prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
+{
+	return session().prepare(sql, parameterTypes);
+}
+
+
+QueryResult BlueTuskConnection::execute(const PreparedStatement& statement, const Parameters& parameters)
+{
+	return session().execute(statement, parameters);
+}
+
+
 void BlueTuskConnection::close()
 {
 	if (_entry)

@@ -280,6 +280,25 @@ Row BackendMessage::dataRow(std::size_t expectedColumns) const
 }
 
 
+std::vector<Poco::UInt32> BackendMessage::parameterDescription() const
+{
+	FieldCursor cursor(body);
+	Poco::Int16 count = 0;
+	if (!cursor.int16(count)) malformed("too short");
+	if (count < 0) malformed("negative parameter count");
+	std::vector<Poco::UInt32> types;
+	types.reserve(static_cast<std::size_t>(count));
+	for (Poco::Int16 i = 0; i < count; ++i)
+	{
+		Poco::Int32 oid = 0;
+		if (!cursor.int32(oid)) malformed("parameter " + std::to_string(i + 1) + " is truncated");
+		types.push_back(static_cast<Poco::UInt32>(oid));
+	}
+	if (!cursor.atEnd()) malformed("trailing data");
+	return types;
+}
+
+
 std::string BackendMessage::commandComplete() const
 {
 	FieldCursor cursor(body);

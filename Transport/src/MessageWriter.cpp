@@ -179,6 +179,55 @@ void MessageWriter::bind(const std::string& portal, const std::string& statement
 }
 
 
+void MessageWriter::bind(const std::string& portal, const std::string& statement, const Parameters& parameters,
+	const std::vector<Poco::UInt32>& parameterTypes, const std::vector<Poco::Int16>& resultFormats)
+{
+	if (parameters.size() > 65535) throw BlueTuskProtocolException("too many parameters (at most 65535)");
+	if (resultFormats.size() > 65535) throw BlueTuskProtocolException("too many result columns (at most 65535)");
+	begin('B');
+	putCString(portal);
+	putCString(statement);
+	const std::size_t count = parameters.size();
+	putInt16(static_cast<Poco::Int16>(count));
+	const std::size_t formats = _buffer.size();
+	_buffer.append(count * 2, '\0');   // format codes, filled in as each value is encoded
+	putInt16(static_cast<Poco::Int16>(count));
+	for (std::size_t i = 0; i < count; ++i)
+	{
+		const Parameter& parameter = parameters[i];
+		if (parameter.isNull())
+		{
+			putInt32(-1);
+			continue;
+		}
+		const std::size_t lengthAt = _buffer.size();
+		putInt32(0);
+		const bool binary = parameter.encode(i < parameterTypes.size() ? parameterTypes[i] : 0, i, _buffer);
+		const std::size_t length = _buffer.size() - lengthAt - 4;
+		if (length > static_cast<std::size_t>(std::numeric_limits<Poco::Int32>::max()))
+			throw BlueTuskProtocolException("parameter $" + std::to_string(i + 1) + " is too long (more than 2 GiB)");
+		const Poco::UInt32 v = static_cast<Poco::UInt32>(length);
+		_buffer[lengthAt] = static_cast<char>((v >> 24) & 0xFF);
+		_buffer[lengthAt + 1] = static_cast<char>((v >> 16) & 0xFF);
+		_buffer[lengthAt + 2] = static_cast<char>((v >> 8) & 0xFF);
+		_buffer[lengthAt + 3] = static_cast<char>(v & 0xFF);
+		_buffer[formats + i * 2 + 1] = binary ? 1 : 0;
+	}
+	putInt16(static_cast<Poco::Int16>(resultFormats.size()));
+	for (Poco::Int16 format: resultFormats) putInt16(format);
+	end();
+}
+
+
+void MessageWriter::close(char kind, const std::string& name)
+{
+	begin('C');
+	putInt8(static_cast<Poco::UInt8>(kind));
+	putCString(name);
+	end();
+}
+
+
 void MessageWriter::describePortal(const std::string& portal)
 {
 	begin('D');

@@ -3,47 +3,39 @@
 //
 // Library: BlueTusk/Transport
 //
-// Queries, notices, cancel, command timeout and broken-session detection of a ProtocolSession.
-// The session start (TLS, StartupMessage, authentication) is in SessionStartup.cpp.
+// The life of a ProtocolSession: role, reset, cancel, close and its accessors. The session start (TLS,
+// StartupMessage, authentication) is in SessionStartup.cpp, reading answers in MessageCycle.cpp, the
+// simple query in SimpleQuery.cpp, prepared statements and typed queries in ExtendedQuery.cpp.
 //
 
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
 #include "SigpipeGuard.h"
-#include "Poco/Clock.h"
-#include "Poco/Logger.h"
-#include "Poco/NumberFormatter.h"
 #include "Poco/Net/NetException.h"
-#include <algorithm>
+#include <atomic>
 
 namespace BlueTusk {
 
 namespace {
 
-Poco::Logger& logger()
-{
-	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Transport");
-	return instance;
-}
-
-
-std::string milliseconds(const Poco::Timespan& span)
-{
-	return Poco::NumberFormatter::format(span.totalMilliseconds()) + " ms";
-}
-
-
-const Poco::Timespan MIN_CANCEL_GRACE(1, 0);
-const Poco::Timespan MAX_CANCEL_GRACE(10, 0);
 const Poco::Timespan CANCEL_CONNECT_TIMEOUT(10, 0);
+
+const char* const RESET_KEEPING_STATEMENTS =
+	"CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; SELECT pg_advisory_unlock_all(); "
+	"DISCARD SEQUENCES; DISCARD TEMP";
+	/// DISCARD ALL without DEALLOCATE ALL (PostgreSQL docs, DISCARD), as Npgsql resets sessions that
+	/// hold prepared statements.
+
+std::atomic<Poco::UInt64> nextSessionId{1};
 
 } // namespace
 
 
 ProtocolSession::ProtocolSession(const BlueTuskHostEndpoint& endpoint):
 	_endpoint(endpoint),
-	_reader(MessageReader::STARTUP_MAX_LENGTH, MessageReader::DEFAULT_MAX_SHORT_LENGTH)
+	_reader(MessageReader::STARTUP_MAX_LENGTH, MessageReader::DEFAULT_MAX_SHORT_LENGTH),
+	_sessionId(nextSessionId.fetch_add(1))
 {
 }
 
@@ -117,7 +109,7 @@ void ProtocolSession::reset(bool discardAll)
 	try
 	{
 		if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
-		if (discardAll) executeSimple("DISCARD ALL");
+		if (discardAll) executeSimple(resetSql());
 	}
 	catch (...)
 	{
@@ -144,7 +136,7 @@ bool ProtocolSession::isResetPending() const
 bool ProtocolSession::writePendingReset()
 {
 	if (!_discardPending) return false;
-	_writer.query("DISCARD ALL");
+	_writer.query(resetSql());
 	_discardPending = false;
 	_discardInFlight = true;
 	return true;
@@ -172,48 +164,6 @@ void ProtocolSession::close()
 		}
 	}
 	closeSocket();
-}
-
-
-std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
-{
-	ensureUsable();
-	try
-	{
-		writePendingReset();
-		_writer.query(sql);
-	}
-	catch (...)
-	{
-		_writer.clear();
-		_discardInFlight = false;
-		throw;
-	}
-	return runCycle();
-}
-
-
-QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<FieldValue>& parameters)
-{
-	ensureUsable();
-	try
-	{
-		writePendingReset();
-		_writer.parse(std::string(), sql);
-		_writer.bind(std::string(), std::string(), parameters);
-		_writer.describePortal(std::string());
-		_writer.execute(std::string(), 0);
-		_writer.sync();
-	}
-	catch (...)
-	{
-		_writer.clear();
-		_discardInFlight = false;
-		throw;
-	}
-	std::vector<QueryResult> results = runCycle();
-	if (results.empty()) return QueryResult();
-	return std::move(results.front());
 }
 
 
@@ -367,6 +317,25 @@ void ProtocolSession::closeSocket()
 }
 
 
+void ProtocolSession::abandonWrite()
+{
+	_writer.clear();
+	if (_discardInFlight)
+	{
+		_discardInFlight = false;
+		_discardPending = true;
+	}
+	_pendingCloses.insert(_pendingCloses.end(), _closesInFlight.begin(), _closesInFlight.end());
+	_closesInFlight.clear();
+}
+
+
+std::string ProtocolSession::resetSql() const
+{
+	return _statementCache.size() > 0 || _explicitStatements > 0 ? RESET_KEEPING_STATEMENTS : "DISCARD ALL";
+}
+
+
 void ProtocolSession::setReceiveTimeout(const Poco::Timespan& timeout)
 {
 	if (_receiveTimeoutSet && _receiveTimeout == timeout) return;
@@ -375,314 +344,5 @@ void ProtocolSession::setReceiveTimeout(const Poco::Timespan& timeout)
 	_receiveTimeoutSet = true;
 }
 
-
-void ProtocolSession::handleReady(const BackendMessage& message)
-{
-	switch (message.readyForQuery())
-	{
-	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;
-	case 'E': _transactionStatus = TransactionStatus::Failed; break;
-	default:  _transactionStatus = TransactionStatus::Idle; break;
-	}
-}
-
-
-bool ProtocolSession::handleAsync(const BackendMessage& message)
-{
-	switch (message.type)
-	{
-	case 'S':
-		{
-			std::pair<std::string, std::string> parameter = message.parameterStatus();
-			_parameters[parameter.first] = parameter.second;
-			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
-			{
-				ServerRole role = reportedRole();
-				if (role != ServerRole::Unknown) _role = role;
-			}
-		}
-		return true;
-	case 'N':
-		{
-			BlueTuskServerException::Fields notice = message.errorFields();
-			if (_noticeHandler)
-			{
-				try
-				{
-					_noticeHandler(notice);
-				}
-				catch (...)
-				{
-					logger().warning("the notice handler threw an exception; ignored");
-				}
-			}
-			else
-			{
-				std::string text = _endpoint.toString() + ": " + notice.severity + ": " + notice.message;
-				if (!notice.sqlState.empty()) text += " (SQLSTATE " + notice.sqlState + ")";
-				if (!notice.detail.empty()) text += "; DETAIL: " + notice.detail;
-				if (!notice.hint.empty()) text += "; HINT: " + notice.hint;
-				if (notice.severity == "WARNING") logger().warning(text);
-				else logger().information(text);
-			}
-		}
-		return true;
-	case 'A':
-		if (logger().debug()) logger().debug("%s: asynchronous notification ignored", _endpoint.toString());
-		return true;
-	default:
-		return false;
-	}
-}
-
-
-BackendMessage ProtocolSession::receiveInCycle()
-{
-	BackendMessage message;
-	receiveInCycle(message);
-	return message;
-}
-
-
-void ProtocolSession::receiveInCycle(BackendMessage& message)
-{
-	for (;;)
-	{
-		try
-		{
-			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
-			_reader.receive(_socket, message);
-			return;
-		}
-		catch (Poco::TimeoutException&)
-		{
-			if (_deadline || _commandTimeout.totalMicroseconds() == 0)
-			{
-				markBroken();
-				closeSocket();
-				throw;
-			}
-			if (_cancelSentForTimeout)
-			{
-				markBroken();
-				closeSocket();
-				throw BlueTuskSessionBrokenException("no answer from " + where() + " after the CancelRequest sent when the command timeout of " +
-					milliseconds(_commandTimeout) + " ran out; the session is broken", AddressAttempt::TIMED_OUT);
-			}
-			_cancelSentForTimeout = true;
-			const Poco::Timespan grace = std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE);
-			Poco::Clock cancelling;
-			try
-			{
-				sendCancel(grace);
-			}
-			catch (Poco::Exception& exc)
-			{
-				logger().warning("command timeout on %s: %s", where(), exc.displayText());
-			}
-			const Poco::Timespan left(grace.totalMicroseconds() - cancelling.elapsed());
-			setReceiveTimeout(left.totalMicroseconds() > 1000 ? left : Poco::Timespan(1000));
-		}
-		catch (BlueTuskProtocolException&)
-		{
-			markBroken();
-			closeSocket();
-			throw;
-		}
-		catch (BlueTuskSessionBrokenException& exc)
-		{
-			markBroken();
-			closeSocket();
-			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + exc.message(), exc.code());
-		}
-		catch (Poco::Exception& exc)
-		{
-			markBroken();
-			closeSocket();
-			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
-		}
-	}
-}
-
-
-std::vector<QueryResult> ProtocolSession::runCycle()
-{
-	_cancelSentForTimeout = false;
-	try
-	{
-		if (!_deadline)
-		{
-			setReceiveTimeout(_commandTimeout);
-			if (!_sendTimeoutSet || _sendTimeout != _commandTimeout)
-			{
-				_socket.setSendTimeout(_commandTimeout);
-				_sendTimeout = _commandTimeout;
-				_sendTimeoutSet = true;
-			}
-		}
-		else
-		{
-			_socket.setSendTimeout(_deadline->socketTimeout());
-			_sendTimeoutSet = false;
-		}
-		_writer.send(_socket);
-	}
-	catch (Poco::Exception& exc)
-	{
-		_writer.clear();
-		_discardInFlight = false;
-		markBroken();
-		closeSocket();
-		if (_deadline) throw;
-		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
-	}
-
-	if (!_discardInFlight) return readCycle();
-
-	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
-	// have failed (e.g. the previous user's statement_timeout), the server still ran the command, on the
-	// previous user's session state (search_path, role, settings): its result must not reach the caller as
-	// if all were well. The command's answer is read (the protocol stays in step), then the session is
-	// closed and the caller gets BlueTuskSessionBrokenException.
-	_discardInFlight = false;
-	std::string resetError;
-	try
-	{
-		readCycle();
-	}
-	catch (BlueTuskServerException& exc)
-	{
-		if (_broken) throw;
-		resetError = exc.displayText();
-	}
-	if (resetError.empty()) return readCycle();
-	try
-	{
-		readCycle();
-	}
-	catch (BlueTuskServerException&)
-	{
-		if (_broken) throw;
-	}
-	logger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", where(), resetError);
-	markBroken();
-	closeSocket();
-	throw BlueTuskSessionBrokenException("the reset of the session to " + where() + " (DISCARD ALL, deferred from its return to "
-		"the pool) failed: " + resetError + "; the command ran on the unreset session, so its result is withheld and the "
-		"session is closed", AddressAttempt::CLOSED);
-}
-
-
-std::vector<QueryResult> ProtocolSession::readCycle()
-{
-	std::vector<QueryResult> results;
-	bool open = false;      // a RowDescription started a result set
-	bool copyOut = false;   // discarding a COPY TO STDOUT
-	std::unique_ptr<BlueTuskServerException> error;
-	BackendMessage message;   // reused: its body keeps its capacity across messages (doc/performance.md, R6)
-	for (;;)
-	{
-		receiveInCycle(message);
-		try
-		{
-			switch (message.type)
-			{
-			case 'T':
-				results.emplace_back();
-				results.back().columns = message.rowDescription();
-				open = true;
-				break;
-			case 'D':
-				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
-				results.back().rows.push_back(message.dataRow(results.back().columns.size()));
-				break;
-			case 'C':
-				if (!open) results.emplace_back();
-				results.back().commandTag = message.commandComplete();
-				open = false;
-				copyOut = false;
-				break;
-			case 'I': // EmptyQueryResponse
-			case 's': // PortalSuspended
-				open = false;
-				break;
-			case '1': // ParseComplete
-			case '2': // BindComplete
-			case '3': // CloseComplete
-			case 'n': // NoData
-			case 't': // ParameterDescription
-				break;
-			case 'E':
-				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
-					if (!error) error.reset(new BlueTuskServerException(fields, true));
-					open = false;
-				}
-				break;
-			case 'G': // CopyInResponse: refuse, the server then reports an error
-				_writer.begin('f');
-				_writer.putCString("COPY FROM STDIN is not supported by BlueTusk");
-				_writer.end();
-				_writer.send(_socket);
-				break;
-			case 'H': // CopyOutResponse: discard the data, report an error at the end
-				copyOut = true;
-				if (!error)
-				{
-					BlueTuskServerException::Fields fields;
-					fields.severity = "ERROR";
-					fields.sqlState = "0A000";
-					fields.message = "COPY TO STDOUT is not supported by BlueTusk; the data was discarded";
-					error.reset(new BlueTuskServerException(fields, true));
-				}
-				break;
-			case 'd':
-			case 'c':
-				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
-				break;
-			case 'Z':
-				handleReady(message);
-				if (error)
-				{
-					if (_cancelSentForTimeout && error->sqlState() == "57014")
-					{
-						BlueTuskServerException::Fields fields = error->fields();
-						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
-						throw BlueTuskServerException(fields, true);
-					}
-					error->rethrow();
-				}
-				return results;
-			default:
-				if (!handleAsync(message))
-					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");
-				break;
-			}
-		}
-		catch (BlueTuskProtocolException&)
-		{
-			markBroken();
-			closeSocket();
-			throw;
-		}
-		catch (BlueTuskServerException&)
-		{
-			throw;
-		}
-		catch (Poco::Exception& exc)
-		{
-			markBroken();
-			closeSocket();
-			if (_deadline) throw;
-			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
-		}
-	}
-}
 
 } // namespace BlueTusk

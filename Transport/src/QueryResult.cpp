@@ -26,4 +26,101 @@ int QueryResult::columnIndex(const std::string& name) const
 	return -1;
 }
 
+
+RowView QueryResult::row(std::size_t index) const
+{
+	if (index >= rows.size())
+		throw BlueTuskUsageException("row " + std::to_string(index) + " does not exist; the result has " + std::to_string(rows.size()) + " rows");
+	return RowView(columns, rows[index]);
+}
+
+
+RowView::RowView(const std::vector<ColumnDescription>& columns, const Row& row): _columns(&columns), _row(&row)
+{
+}
+
+
+std::size_t RowView::size() const
+{
+	return _columns->size();
+}
+
+
+bool RowView::isNull(std::size_t index) const
+{
+	return !checkedField(index);
+}
+
+
+bool RowView::isNull(const std::string& name) const
+{
+	return isNull(columnIndex(name));
+}
+
+
+bool RowView::isInfinite(std::size_t index) const
+{
+	const FieldValue& field = checkedField(index);
+	if (!field) return false;
+	return ValueCodec::isInfinite(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field->data(), field->size()});
+}
+
+
+const std::string& RowView::columnName(std::size_t index) const
+{
+	checkedField(index);
+	return (*_columns)[index].name;
+}
+
+
+Poco::UInt32 RowView::typeOid(std::size_t index) const
+{
+	checkedField(index);
+	return (*_columns)[index].typeOid;
+}
+
+
+std::size_t RowView::columnIndex(const std::string& name) const
+{
+	for (std::size_t i = 0; i < _columns->size(); ++i)
+		if ((*_columns)[i].name == name) return i;
+	std::string names;
+	for (const ColumnDescription& column: *_columns) names += (names.empty() ? "" : ", ") + column.name;
+	throw BlueTuskUsageException("no column is called \"" + name + "\"; the columns are: " + (names.empty() ? std::string("(none)") : names));
+}
+
+
+const FieldValue& RowView::raw(std::size_t index) const
+{
+	return checkedField(index);
+}
+
+
+const FieldValue& RowView::checkedField(std::size_t index) const
+{
+	if (index >= _columns->size() || index >= _row->size())
+		throw BlueTuskUsageException("column index " + std::to_string(index) + " is out of range; the row has " +
+			std::to_string(_columns->size()) + " columns (indexes start at 0)");
+	return (*_row)[index];
+}
+
+
+std::string RowView::describeColumn(std::size_t index) const
+{
+	return "column " + std::to_string(index + 1) + " \"" + (*_columns)[index].name + "\" (" + TypeOid::name((*_columns)[index].typeOid) + ")";
+}
+
+
+void RowView::nullError(std::size_t index, const char* cppType) const
+{
+	throw BlueTuskTypeException(describeColumn(index) + " is NULL and cannot be read as " + cppType +
+		"; read it as std::optional or test isNull() first");
+}
+
+
+void RowView::rethrowNamed(std::size_t index, const BlueTuskTypeException& exc) const
+{
+	throw BlueTuskTypeException(describeColumn(index) + ": " + exc.message());
+}
+
 } // namespace BlueTusk

@@ -36,6 +36,68 @@ bool Session::isResetPending() const
 }
 
 
+namespace {
+
+[[noreturn]] void unsupported(const char* what)
+{
+	throw BlueTuskUsageException(std::string(what) + " is not supported by this Session implementation");
+}
+
+} // namespace
+
+
+StatementStatistics StatementCounters::snapshot() const
+{
+	StatementStatistics s;
+	s.prepared = prepared.load(std::memory_order_relaxed);
+	s.cacheHits = cacheHits.load(std::memory_order_relaxed);
+	s.evictions = evictions.load(std::memory_order_relaxed);
+	s.reprepared = reprepared.load(std::memory_order_relaxed);
+	return s;
+}
+
+
+QueryResult Session::query(const std::string&, const Parameters&)
+{
+	unsupported("query()");
+}
+
+
+PreparedStatement Session::prepare(const std::string&, const std::vector<Poco::UInt32>&)
+{
+	unsupported("prepare()");
+}
+
+
+QueryResult Session::execute(const PreparedStatement&, const Parameters&)
+{
+	unsupported("execute(PreparedStatement)");
+}
+
+
+void Session::unprepare(const PreparedStatement&)
+{
+	unsupported("unprepare()");
+}
+
+
+StatementStatistics Session::statementStatistics() const
+{
+	return StatementStatistics();
+}
+
+
+void Session::setStatementCounters(std::shared_ptr<StatementCounters>)
+{
+}
+
+
+Poco::UInt64 Session::sessionId() const
+{
+	return 0;
+}
+
+
 SessionFactory::~SessionFactory()
 {
 }

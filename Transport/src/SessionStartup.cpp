@@ -83,6 +83,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 		_address = address;
 	}
 	_commandTimeout = settings.commandTimeout.totalMicroseconds() > 0 ? settings.commandTimeout : Poco::Timespan(0);
+	configureStatementCache(static_cast<std::size_t>(std::max(settings.maxAutoPrepare, 0)), static_cast<std::size_t>(std::max(settings.autoPrepareMinUsages, 1)));
 	// TLS is not used over Unix-domain sockets (as libpq: the server does not offer it there).
 	const bool unixSocket = address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;
 	const SslMode mode = unixSocket ? SslMode::Disable : settings.sslMode;

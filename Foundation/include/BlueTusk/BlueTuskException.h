@@ -47,6 +47,18 @@ POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskProtocolException, BlueT
 POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskSessionBrokenException, BlueTuskException)
 	/// The session's connection was lost (EOF, reset, timeout mid-message) or the session was closed.
 
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskTypeException, BlueTuskException)
+	/// A value cannot be converted as asked: a result column read as a C++ type it cannot hold (text into
+	/// an integer, an int8 beyond int32, NULL into a non-optional, infinity into a timestamp), or a
+	/// parameter that cannot be sent as the type the server inferred. The message names the column (or
+	/// parameter $n), its PostgreSQL type and the C++ type. Raised before anything is sent, or after the
+	/// result was read completely: the session stays usable.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskUsageException, BlueTuskException)
+	/// The API was used in a way that cannot work, detected before anything was sent (a prepared
+	/// statement handle used on another session, a wrong parameter count, a finished transaction reused).
+	/// The session stays usable.
+
 
 class BlueTusk_Foundation_API BlueTuskTransportException: public BlueTuskException
 	/// Every address of a host endpoint failed (DESIGN.md section 3). The message names the endpoint and
@@ -133,8 +145,9 @@ private:
 
 
 bool BlueTusk_Foundation_API isSessionUsable(const Poco::Exception& exc);
-	/// Whether the session that threw exc can still be used: true only for a BlueTuskServerException whose
-	/// sessionUsable() is true (the server reported an ERROR and is ready for the next command).
+	/// Whether the session that threw exc can still be used: true for a BlueTuskServerException whose
+	/// sessionUsable() is true (the server reported an ERROR and is ready for the next command), and for
+	/// BlueTuskTypeException and BlueTuskUsageException (detected by the client, nothing out of step).
 
 
 } // namespace BlueTusk

@@ -65,6 +65,12 @@ public:
 	std::string evictionPolicy = "standard";   /// Eviction Policy
 	std::vector<std::string> pluginPath;       /// Plugin Path: extra plugin directories or files
 	Poco::Timespan commandTimeout = 0;         /// Command Timeout (0: none)
+	int maxAutoPrepare = 128;
+		/// Max Auto Prepare: SQL texts a session keeps prepared in its statement cache (least recently used
+		/// ones are closed beyond it); 0 turns automatic preparation off (Npgsql's keyword and meaning).
+	int autoPrepareMinUsages = 2;
+		/// Auto Prepare Min Usages: executions of one SQL text through query() before it is prepared (1 or
+		/// more; Npgsql's keyword).
 
 	ConnectionSettings();
 

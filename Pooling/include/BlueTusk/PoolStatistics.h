@@ -10,6 +10,7 @@
 #define BlueTusk_PoolStatistics_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Types.h"
 #include <string>
@@ -34,6 +35,9 @@ struct BlueTusk_Pooling_API PoolStatistics
 	int maxSize = 0;
 	bool draining = false;
 	ServerRole lastKnownRole = ServerRole::Unknown;
+	StatementStatistics statements;
+		/// the sums over every session this pool has owned of their prepared statements, statement
+		/// cache hits, evictions and re-prepares (Session::statementStatistics())
 
 	PoolStatistics& operator += (const PoolStatistics& other);
 		/// Adds counters and sizes; draining becomes true if either is; the role becomes Unknown.

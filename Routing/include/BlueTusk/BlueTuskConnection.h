@@ -95,6 +95,18 @@ public:
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters = {});
 		/// session().execute(sql, parameters): the extended query protocol, text parameters $1, $2...
 
+	QueryResult query(const std::string& sql, const Parameters& parameters = {});
+		/// session().query(sql, parameters): typed parameters, through the session's statement cache (Max
+		/// Auto Prepare, Auto Prepare Min Usages); read rows with result.row(i).get<T>(). See Session::query().
+
+	PreparedStatement prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});
+		/// session().prepare(sql): one round trip (Parse + Describe + Sync). The statement belongs to the
+		/// physical session: a lease's next checkout may get another session, where the handle throws
+		/// BlueTuskUsageException (use query() for statements that should follow the lease).
+
+	QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
+		/// session().execute(statement, parameters): Bind + Execute + Sync, binary results.
+
 	void close();
 		/// Unpooled: closes the physical session. Lease: returns it to its owning EndpointPool (reset
 		/// there; discarded when broken). Never throws; safe to call twice. The object keeps settings()

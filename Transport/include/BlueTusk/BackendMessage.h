@@ -55,6 +55,9 @@ struct BlueTusk_Transport_API BackendMessage
 	Row dataRow(std::size_t expectedColumns) const;
 		/// DataRow 'D'; NULL (length -1) as std::nullopt. The column count must equal expectedColumns.
 
+	std::vector<Poco::UInt32> parameterDescription() const;
+		/// ParameterDescription 't': the type OID of each parameter.
+
 	std::string commandComplete() const;
 		/// CommandComplete 'C': the command tag.
 

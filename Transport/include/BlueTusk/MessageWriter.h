@@ -10,6 +10,7 @@
 #define BlueTusk_MessageWriter_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/Parameter.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/Net/StreamSocket.h"
 #include "Poco/Types.h"
@@ -59,6 +60,14 @@ public:
 		/// 'P'; parameterTypes may be empty (the server infers them).
 	void bind(const std::string& portal, const std::string& statement, const std::vector<FieldValue>& parameters);
 		/// 'B' with every parameter in text format (NULL as length -1) and all results in text format.
+	void bind(const std::string& portal, const std::string& statement, const Parameters& parameters,
+		const std::vector<Poco::UInt32>& parameterTypes, const std::vector<Poco::Int16>& resultFormats);
+		/// 'B' with typed parameters, each encoded for its placeholder's type (parameterTypes[i], or its
+		/// natural type when the list is shorter; Parameter::encode) in binary or text as it chooses, and
+		/// the given result format codes (empty: all text). Throws BlueTuskTypeException (from encode) or
+		/// BlueTuskProtocolException; the message is then incomplete: clear() the writer.
+	void close(char kind, const std::string& name);
+		/// 'C' Close of a statement ('S') or portal ('P').
 	void describePortal(const std::string& portal);
 		/// 'D' 'P'.
 	void describeStatement(const std::string& statement);

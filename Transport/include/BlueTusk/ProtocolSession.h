@@ -18,6 +18,7 @@
 #include "BlueTusk/NoticeHandler.h"
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/Session.h"
+#include "BlueTusk/StatementCache.h"
 #include "Poco/Mutex.h"
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/Net/StreamSocket.h"
@@ -88,6 +89,13 @@ public:
 	void close();
 	std::vector<QueryResult> executeSimple(const std::string& sql);
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters);
+	QueryResult query(const std::string& sql, const Parameters& parameters = {});
+	PreparedStatement prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});
+	QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
+	void unprepare(const PreparedStatement& statement);
+	StatementStatistics statementStatistics() const;
+	void setStatementCounters(std::shared_ptr<StatementCounters> counters);
+	Poco::UInt64 sessionId() const;
 	void cancel();
 	std::string parameterStatus(const std::string& name) const;
 	Poco::Timestamp createdAt() const;
@@ -124,6 +132,18 @@ public:
 	void markBroken();
 		/// Marks the session broken (it is never reused); the socket is closed on close().
 
+	void configureStatementCache(std::size_t maxAutoPrepare, std::size_t autoPrepareMinUsages);
+		/// Sets the statement cache's limits (startup() applies the settings' Max Auto Prepare and Auto
+		/// Prepare Min Usages); forgets what it held (statements already on the server are closed).
+
+	const StatementCache& statementCache() const;
+		/// The automatically prepared statements.
+
+	std::string resetSql() const;
+		/// What the pool's reset runs: "DISCARD ALL", or, while this session holds prepared statements,
+		/// the equivalent that keeps them (CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL;
+		/// UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD SEQUENCES; DISCARD TEMP), as Npgsql does.
+
 private:
 	ProtocolSession(const ProtocolSession&) = delete;
 	ProtocolSession& operator = (const ProtocolSession&) = delete;
@@ -146,13 +166,29 @@ private:
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
-	std::vector<QueryResult> runCycle();
+	std::vector<QueryResult> runCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
-		/// ALL in front (writePendingReset()), reads its answer first.
-	std::vector<QueryResult> readCycle();
+		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
+		/// prepared statement executed without Describe (its rows arrive without one).
+	std::vector<QueryResult> readCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
 	bool writePendingReset();
 		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
+	void abandonWrite();
+		/// Discards what the writer holds after an encoding error (nothing was sent): a deferred reset
+		/// and pending Closes put into it stay pending.
+
+	// ExtendedQuery.cpp
+	using StatementPtr = std::shared_ptr<PreparedStatement::Description>;
+	void writePendingCloses();
+	StatementPtr newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
+	void describe(PreparedStatement::Description& statement, const QueryResult& description);
+	void reprepare(PreparedStatement::Description& statement);
+	QueryResult runPrepared(PreparedStatement::Description& statement, const Parameters& parameters);
+	QueryResult executeStatement(PreparedStatement::Description& statement, const Parameters& parameters);
+	QueryResult prepareAndRun(const StatementPtr& statement, const Parameters& parameters);
+	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
+	void countPrepared(bool again);
 
 	BlueTuskHostEndpoint _endpoint;
 	Poco::Net::StreamSocket _socket;
@@ -188,6 +224,15 @@ private:
 	bool _discardInFlight = false;  /// the writer holds that DISCARD ALL: its answer comes first
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
+	std::vector<Poco::UInt32> _parameterDescription;   /// the last ParameterDescription received
+	StatementCache _statementCache{128, 2};
+	std::vector<std::string> _pendingCloses;           /// statements to Close in front of the next extended command
+	std::vector<std::string> _closesInFlight;          /// ... put into the writer (restored by abandonWrite())
+	Poco::UInt64 _sessionId;
+	Poco::UInt64 _nextStatement = 0;
+	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
+	StatementStatistics _statementStatistics;
+	std::shared_ptr<StatementCounters> _statementCounters;
 };
 
 } // namespace BlueTusk

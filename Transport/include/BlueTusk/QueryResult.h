@@ -3,14 +3,17 @@
 //
 // Library: BlueTusk/Transport
 //
-// The rows, columns and command tag of one SQL statement.
+// The rows, columns and command tag of one SQL statement, and typed access to a row.
 //
 
 #ifndef BlueTusk_QueryResult_INCLUDED
 #define BlueTusk_QueryResult_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ValueCodec.h"
 #include "Poco/Types.h"
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +33,127 @@ struct BlueTusk_Transport_API ColumnDescription
 };
 
 using FieldValue = std::optional<std::string>;
-	/// A field in text format; std::nullopt is SQL NULL, distinct from the empty string.
+	/// A field's bytes as the server sent them (text format unless its column's formatCode is 1);
+	/// std::nullopt is SQL NULL, distinct from the empty string.
 
 using Row = std::vector<FieldValue>;
+
+
+namespace Detail {
+
+template <typename T> struct CppTypeName { static constexpr const char* value = "the requested C++ type"; };
+template <> struct CppTypeName<bool> { static constexpr const char* value = "bool"; };
+template <> struct CppTypeName<Poco::Int16> { static constexpr const char* value = "int16"; };
+template <> struct CppTypeName<Poco::Int32> { static constexpr const char* value = "int32"; };
+template <> struct CppTypeName<Poco::Int64> { static constexpr const char* value = "int64"; };
+template <> struct CppTypeName<float> { static constexpr const char* value = "float"; };
+template <> struct CppTypeName<double> { static constexpr const char* value = "double"; };
+template <> struct CppTypeName<std::string> { static constexpr const char* value = "std::string"; };
+template <> struct CppTypeName<Bytes> { static constexpr const char* value = "BlueTusk::Bytes"; };
+template <> struct CppTypeName<Poco::UUID> { static constexpr const char* value = "Poco::UUID"; };
+template <> struct CppTypeName<Poco::Timestamp> { static constexpr const char* value = "Poco::Timestamp"; };
+template <> struct CppTypeName<Poco::DateTime> { static constexpr const char* value = "Poco::DateTime"; };
+template <> struct CppTypeName<Poco::Timespan> { static constexpr const char* value = "Poco::Timespan"; };
+
+} // namespace Detail
+
+
+class BlueTusk_Transport_API RowView
+	/// Typed access to one row of a QueryResult (which must outlive it):
+	///
+	///     for (RowView row: result)
+	///         total += row.get<double>("amount") * row.get<Poco::Int32>(1);
+	///     std::optional<std::string> note = result.row(0).get<std::optional<std::string>>("note");
+	///
+	/// get<T>() accepts the C++ types of ValueCodec (ValueCodec.h) and std::optional of each (NULL gives
+	/// std::nullopt). It decodes the field from the format it arrived in (binary for prepared
+	/// statements, text otherwise), so the same code reads both. Throws BlueTuskTypeException naming the
+	/// column (1-based number and name), its PostgreSQL type and the C++ type when the conversion is
+	/// not allowed, loses the value, or meets NULL with a non-optional T; BlueTuskUsageException for an
+	/// index out of range or an unknown column name (listing the columns). The session is unaffected.
+	/// Cheap to copy (two pointers); thread-safe for reading.
+{
+public:
+	RowView(const std::vector<ColumnDescription>& columns, const Row& row);
+
+	std::size_t size() const;
+		/// The number of columns.
+
+	template <typename T>
+	T get(std::size_t index) const
+		/// The field at index (0-based) as T.
+	{
+		return Getter<T>::get(*this, index);
+	}
+
+	template <typename T>
+	T get(const std::string& name) const
+		/// The first field whose column is called name, as T.
+	{
+		return Getter<T>::get(*this, columnIndex(name));
+	}
+
+	bool isNull(std::size_t index) const;
+	bool isNull(const std::string& name) const;
+
+	bool isInfinite(std::size_t index) const;
+		/// True for a date, timestamp or timestamptz holding infinity or -infinity.
+
+	const std::string& columnName(std::size_t index) const;
+	Poco::UInt32 typeOid(std::size_t index) const;
+		/// The column's type OID (TypeOid.h).
+
+	std::size_t columnIndex(const std::string& name) const;
+		/// The index of the first column called name; throws BlueTuskUsageException listing the columns.
+
+	const FieldValue& raw(std::size_t index) const;
+		/// The field's bytes as received (see FieldValue).
+
+private:
+	template <typename T> struct Getter
+	{
+		static T get(const RowView& row, std::size_t index)
+		{
+			T value{};
+			row.readInto(index, value, Detail::CppTypeName<T>::value);
+			return value;
+		}
+	};
+
+	template <typename T> struct Getter<std::optional<T>>
+	{
+		static std::optional<T> get(const RowView& row, std::size_t index)
+		{
+			if (row.isNull(index)) return std::nullopt;
+			T value{};
+			row.readInto(index, value, Detail::CppTypeName<T>::value);
+			return value;
+		}
+	};
+
+	template <typename T>
+	void readInto(std::size_t index, T& value, const char* cppType) const
+	{
+		const FieldValue& field = checkedField(index);
+		if (!field) nullError(index, cppType);
+		try
+		{
+			ValueCodec::read(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field->data(), field->size()}, value);
+		}
+		catch (BlueTuskTypeException& exc)
+		{
+			rethrowNamed(index, exc);
+		}
+	}
+
+	const FieldValue& checkedField(std::size_t index) const;
+	[[noreturn]] void nullError(std::size_t index, const char* cppType) const;
+	[[noreturn]] void rethrowNamed(std::size_t index, const BlueTuskTypeException& exc) const;
+	std::string describeColumn(std::size_t index) const;
+
+	const std::vector<ColumnDescription>* _columns;
+	const Row* _row;
+};
 
 struct BlueTusk_Transport_API QueryResult
 	/// The result of one statement: its columns and rows (empty for commands without rows) and the
@@ -47,6 +168,33 @@ struct BlueTusk_Transport_API QueryResult
 
 	int columnIndex(const std::string& name) const;
 		/// The index of the first column called name, or -1.
+
+	RowView row(std::size_t index) const;
+		/// Typed access to rows[index]; throws BlueTuskUsageException when index >= rows.size().
+
+	class Iterator
+		/// Iterates the rows as RowView (a forward iterator).
+	{
+	public:
+		using iterator_category = std::forward_iterator_tag;
+		using value_type = RowView;
+		using difference_type = std::ptrdiff_t;
+		using pointer = void;
+		using reference = RowView;
+
+		Iterator(const QueryResult& result, std::size_t index): _result(&result), _index(index) {}
+		RowView operator * () const { return RowView(_result->columns, _result->rows[_index]); }
+		Iterator& operator ++ () { ++_index; return *this; }
+		bool operator == (const Iterator& other) const { return _index == other._index; }
+		bool operator != (const Iterator& other) const { return _index != other._index; }
+
+	private:
+		const QueryResult* _result;
+		std::size_t _index;
+	};
+
+	Iterator begin() const { return Iterator(*this, 0); }
+	Iterator end() const { return Iterator(*this, rows.size()); }
 };
 
 } // namespace BlueTusk

@@ -12,6 +12,8 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/Parameter.h"
+#include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/QueryResult.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/BlueTuskException.h"
@@ -34,6 +36,19 @@ enum class TransactionStatus
 	Idle,          /// 'I': not in a transaction block
 	InTransaction, /// 'T': in a transaction block
 	Failed         /// 'E': in a failed transaction block
+};
+
+
+struct BlueTusk_Transport_API StatementCounters
+	/// StatementStatistics that several sessions add to and another thread reads (a pool's sums).
+	/// Thread-safe (relaxed atomics: each counter is exact, a snapshot is not one instant).
+{
+	std::atomic<Poco::UInt64> prepared{0};
+	std::atomic<Poco::UInt64> cacheHits{0};
+	std::atomic<Poco::UInt64> evictions{0};
+	std::atomic<Poco::UInt64> reprepared{0};
+
+	StatementStatistics snapshot() const;
 };
 
 
@@ -104,7 +119,46 @@ public:
 
 	virtual QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters) = 0;
 		/// Runs one statement with the extended query protocol (Parse/Bind/Describe/Execute/Sync),
-		/// parameters in text format ($1, $2, ...; std::nullopt is NULL).
+		/// parameters in text format ($1, $2, ...; std::nullopt is NULL), results in text format, with
+		/// the unnamed statement (not cached).
+
+	virtual QueryResult query(const std::string& sql, const Parameters& parameters = {});
+		/// Runs one statement with the extended query protocol and typed parameters (Parameter.h: binary
+		/// where the C++ type has a PostgreSQL type, text for strings), through the statement cache:
+		/// the first executions of a text use the unnamed statement (results in text format); once a text
+		/// was run Auto Prepare Min Usages times it is prepared (in the same round trip) and later runs
+		/// only Bind/Execute/Sync with binary results for the types BlueTusk decodes. Read the rows with
+		/// QueryResult::row(i).get<T>(), which reads either format. Throws BlueTuskServerException (session
+		/// usable), BlueTuskTypeException (a value that cannot be sent as the server's type; nothing
+		/// sent), BlueTuskSessionBrokenException. The default implementation throws BlueTuskUsageException.
+
+	virtual PreparedStatement prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});
+		/// Prepares sql as a named statement: Parse + Describe + Sync in one write, one round trip
+		/// (PostgreSQL docs 55.2.3). parameterTypes (TypeOid.h) may fix the placeholders' types; missing
+		/// or 0 entries are inferred by the server. The statement lives until unprepare() or the end of
+		/// the session, also across pool checkouts (the pool's reset then keeps prepared statements).
+		/// Throws BlueTuskServerException for an invalid statement (e.g. 42601 syntax error; the session
+		/// stays usable). The default implementation throws BlueTuskUsageException.
+
+	virtual QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
+		/// Executes a statement prepared on this session: Bind/Execute/Sync in one round trip, results in
+		/// binary for the types BlueTusk decodes. Throws BlueTuskUsageException before sending anything
+		/// when the handle belongs to another session, is closed, or the parameter count differs from
+		/// the statement's; BlueTuskTypeException when a value cannot be sent as its placeholder's type;
+		/// BlueTuskServerException from the server. The default implementation throws BlueTuskUsageException.
+
+	virtual void unprepare(const PreparedStatement& statement);
+		/// Closes the statement on the server (the Close goes in front of the next extended-protocol
+		/// command: no round trip of its own). The handle is invalid afterwards.
+
+	virtual StatementStatistics statementStatistics() const;
+		/// This session's prepared statement and cache counters (zero by default).
+
+	virtual void setStatementCounters(std::shared_ptr<StatementCounters> counters);
+		/// Counters this session also adds to (its pool's sums); null for none. Default: ignored.
+
+	virtual Poco::UInt64 sessionId() const;
+		/// An id unique among the sessions of this process (0 for implementations without statements).
 
 	virtual void cancel() = 0;
 		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.

@@ -1,0 +1,140 @@
+//
+// Transaction.h
+//
+// Library: BlueTusk/Transport
+//
+// A scoped transaction with isolation level, read only and deferrable, and nested savepoints.
+//
+
+#ifndef BlueTusk_Transaction_INCLUDED
+#define BlueTusk_Transaction_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/Session.h"
+#include <string>
+
+namespace BlueTusk {
+
+enum class IsolationLevel
+	/// PostgreSQL's isolation levels (PostgreSQL docs 13.2); Default keeps the session's
+	/// default_transaction_isolation (read committed unless configured).
+{
+	Default,
+	ReadCommitted,
+	RepeatableRead,
+	Serializable
+};
+
+
+struct BlueTusk_Transport_API TransactionOptions
+	/// The transaction modes of BEGIN (PostgreSQL docs, SQL command SET TRANSACTION).
+{
+	IsolationLevel isolation = IsolationLevel::Default;
+	bool readOnly = false;     /// READ ONLY (else the session's default, READ WRITE unless configured)
+	bool deferrable = false;   /// DEFERRABLE: only has an effect with Serializable and readOnly
+
+	std::string beginSql() const;
+		/// "BEGIN", "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE", ...
+};
+
+
+class BlueTusk_Transport_API Transaction
+	/// A transaction block on one session, scoped:
+	///
+	///     Transaction tx(connection.session(), TransactionOptions{IsolationLevel::Serializable});
+	///     connection.query("UPDATE accounts SET balance = balance - $1 WHERE id = $2", {amount, from});
+	///     {
+	///         Savepoint sp(tx);                 // nested work that may fail on its own
+	///         ...
+	///         sp.release();                     // or let it roll back to the savepoint
+	///     }
+	///     tx.commit();                          // else the destructor rolls back
+	///
+	/// The constructor sends BEGIN with the options (one round trip). commit() sends COMMIT; rollback()
+	/// ROLLBACK. The destructor rolls back a transaction neither committed nor rolled back and never
+	/// throws (a failure is logged; a pool rolls back what a returned session still has open, and
+	/// discards a broken one). Whether a
+	/// transaction is open is the session's transactionStatus(), from ReadyForQuery: after an error inside
+	/// the block PostgreSQL rejects every statement with 25P02 until rollback (or a savepoint rollback).
+	///
+	/// Not thread-safe (like its session); the session must outlive the transaction. Move-only.
+{
+public:
+	explicit Transaction(Session& session, const TransactionOptions& options = TransactionOptions());
+		/// Begins the transaction. Throws BlueTuskUsageException when the session is already in a
+		/// transaction block (PostgreSQL would only warn and keep the outer one), BlueTuskServerException
+		/// or BlueTuskSessionBrokenException from BEGIN.
+
+	Transaction(Session& session, IsolationLevel isolation, bool readOnly = false, bool deferrable = false);
+
+	Transaction(Transaction&& other) noexcept;
+
+	~Transaction();
+		/// Rolls back unless committed or rolled back. Never throws.
+
+	void commit();
+		/// Sends COMMIT. Throws BlueTuskServerException with SQLSTATE 25P02 when the server rolled the
+		/// transaction back instead (it had failed: COMMIT of a failed transaction answers ROLLBACK),
+		/// 40001 for a serialization failure detected at commit, 23xxx for a deferred constraint; the
+		/// transaction is over in every case. BlueTuskUsageException when it is not active.
+
+	void rollback();
+		/// Sends ROLLBACK. BlueTuskUsageException when it is not active.
+
+	bool isActive() const;
+		/// True until commit() or rollback() was called (whatever the server's status).
+
+	Session& session() const;
+
+private:
+	friend class Savepoint;
+
+	Transaction(const Transaction&) = delete;
+	Transaction& operator = (const Transaction&) = delete;
+	Transaction& operator = (Transaction&&) = delete;
+
+	void finish(const char* sql);
+
+	Session* _session;
+	bool _active = false;
+	unsigned _savepoints = 0;   /// savepoints created so far (for their names)
+};
+
+
+class BlueTusk_Transport_API Savepoint
+	/// A savepoint inside a Transaction (SAVEPOINT / RELEASE SAVEPOINT / ROLLBACK TO SAVEPOINT); they
+	/// nest. rollback() undoes what was done since the savepoint and leaves the transaction usable (also
+	/// after an error, which aborted the transaction up to here); the destructor does that unless
+	/// release() or rollback() was called, and never throws. Not thread-safe; move-only.
+{
+public:
+	explicit Savepoint(Transaction& transaction);
+		/// Sends SAVEPOINT bluetusk_sp_<n>. Throws BlueTuskUsageException when the transaction is not active.
+
+	Savepoint(Savepoint&& other) noexcept;
+
+	~Savepoint();
+
+	void release();
+		/// RELEASE SAVEPOINT: keeps the work, merged into the enclosing transaction or savepoint.
+
+	void rollback();
+		/// ROLLBACK TO SAVEPOINT, then RELEASE SAVEPOINT, in one round trip.
+
+	const std::string& name() const;
+
+	bool isActive() const;
+
+private:
+	Savepoint(const Savepoint&) = delete;
+	Savepoint& operator = (const Savepoint&) = delete;
+	Savepoint& operator = (Savepoint&&) = delete;
+
+	Transaction* _transaction;
+	std::string _name;
+	bool _active = false;
+};
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_Transaction_INCLUDED

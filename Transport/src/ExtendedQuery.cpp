@@ -1,0 +1,336 @@
+//
+// ExtendedQuery.cpp
+//
+// Library: BlueTusk/Transport
+//
+// Prepared statements, the statement cache and typed queries of a ProtocolSession (the extended query
+// protocol, PostgreSQL docs 55.2.3): Parse + Describe + Sync in one round trip to prepare, Bind +
+// Execute + Sync to run, Close in front of the next command to forget.
+//
+
+#include "BlueTusk/ProtocolSession.h"
+#include "SessionSupport.h"
+
+namespace BlueTusk {
+
+namespace {
+
+bool isInvalidation(const BlueTuskServerException& exc)
+	/// The server no longer has the statement as prepared: DDL changed its result (0A000 "cached plan
+	/// must not change result type") or it is gone (26000 invalid_sql_statement_name, after DISCARD ALL
+	/// or DEALLOCATE).
+{
+	if (exc.sqlState() == "26000") return true;
+	return exc.sqlState() == "0A000" && exc.fields().message.find("cached plan must not change result type") != std::string::npos;
+}
+
+
+std::vector<Poco::UInt32> naturalTypes(const Parameters& parameters)
+{
+	std::vector<Poco::UInt32> types;
+	types.reserve(parameters.size());
+	for (const Parameter& parameter: parameters) types.push_back(parameter.naturalOid());
+	return types;
+}
+
+
+const std::vector<Poco::Int16> TEXT_RESULTS;   // no format codes: every column in text
+
+} // namespace
+
+
+Poco::UInt64 ProtocolSession::sessionId() const
+{
+	return _sessionId;
+}
+
+
+void ProtocolSession::configureStatementCache(std::size_t maxAutoPrepare, std::size_t autoPrepareMinUsages)
+{
+	for (const std::string& name: _statementCache.names()) _pendingCloses.push_back(name);
+	_statementCache.reset(maxAutoPrepare, autoPrepareMinUsages);
+}
+
+
+const StatementCache& ProtocolSession::statementCache() const
+{
+	return _statementCache;
+}
+
+
+StatementStatistics ProtocolSession::statementStatistics() const
+{
+	return _statementStatistics;
+}
+
+
+void ProtocolSession::setStatementCounters(std::shared_ptr<StatementCounters> counters)
+{
+	_statementCounters = std::move(counters);
+}
+
+
+void ProtocolSession::countPrepared(bool again)
+{
+	++_statementStatistics.prepared;
+	if (again) ++_statementStatistics.reprepared;
+	if (_statementCounters)
+	{
+		_statementCounters->prepared.fetch_add(1, std::memory_order_relaxed);
+		if (again) _statementCounters->reprepared.fetch_add(1, std::memory_order_relaxed);
+	}
+}
+
+
+void ProtocolSession::writePendingCloses()
+{
+	for (const std::string& name: _pendingCloses) _writer.close('S', name);
+	_closesInFlight.insert(_closesInFlight.end(), _pendingCloses.begin(), _pendingCloses.end());
+	_pendingCloses.clear();
+}
+
+
+ProtocolSession::StatementPtr ProtocolSession::newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
+{
+	auto statement = std::make_shared<PreparedStatement::Description>();
+	statement->name = "_bt" + std::to_string(++_nextStatement);
+	statement->sql = sql;
+	statement->parseTypes = parseTypes;
+	statement->sessionId = _sessionId;
+	statement->cached = cached;
+	return statement;
+}
+
+
+void ProtocolSession::describe(PreparedStatement::Description& statement, const QueryResult& description)
+{
+	statement.parameterTypes = _parameterDescription;
+	statement.columns = description.columns;
+	statement.resultFormats.clear();
+	for (ColumnDescription& column: statement.columns)
+	{
+		column.formatCode = TypeOid::isBinaryDecodable(column.typeOid) ? 1 : 0;
+		statement.resultFormats.push_back(column.formatCode);
+	}
+	statement.needsReprepare = false;
+}
+
+
+PreparedStatement ProtocolSession::prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
+{
+	ensureUsable();
+	StatementPtr statement = newStatement(sql, parameterTypes, false);
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		_writer.parse(statement->name, sql, parameterTypes);
+		_writer.describeStatement(statement->name);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	_parameterDescription.clear();
+	std::vector<QueryResult> results = runCycle();
+	describe(*statement, results.empty() ? QueryResult() : results.front());
+	countPrepared(false);
+	++_explicitStatements;
+	return PreparedStatement(statement);
+}
+
+
+void ProtocolSession::unprepare(const PreparedStatement& handle)
+{
+	const StatementPtr& statement = handle.description();
+	if (!statement || statement->name.empty()) return;
+	if (statement->sessionId != _sessionId)
+		throw BlueTuskUsageException("prepared statement " + statement->name + " belongs to another session; it cannot be closed on " + where());
+	_pendingCloses.push_back(statement->name);
+	statement->name.clear();
+	if (statement->cached) _statementCache.erase(statement);
+	else if (_explicitStatements > 0) --_explicitStatements;
+}
+
+
+QueryResult ProtocolSession::execute(const PreparedStatement& handle, const Parameters& parameters)
+{
+	const StatementPtr& statement = handle.description();
+	if (!statement) throw BlueTuskUsageException("the PreparedStatement handle is empty; obtain one from prepare()");
+	if (statement->sessionId != _sessionId)
+		throw BlueTuskUsageException("prepared statement " + (statement->name.empty() ? std::string("(closed)") : statement->name) +
+			" was prepared on another session; prepare it on " + where() + " (a pooled lease may hand out a different session each checkout)");
+	if (statement->name.empty())
+		throw BlueTuskUsageException("the prepared statement for \"" + statement->sql + "\" was closed (unprepare()); prepare it again");
+	return executeStatement(*statement, parameters);
+}
+
+
+QueryResult ProtocolSession::executeStatement(PreparedStatement::Description& statement, const Parameters& parameters)
+{
+	ensureUsable();
+	if (!statement.needsReprepare && parameters.size() != statement.parameterTypes.size())
+		throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
+			std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
+	if (statement.needsReprepare)
+	{
+		reprepare(statement);
+		if (parameters.size() != statement.parameterTypes.size())
+			throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
+				std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
+	}
+	try
+	{
+		return runPrepared(statement, parameters);
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (_broken || !isInvalidation(exc)) throw;
+		statement.needsReprepare = true;
+		// Inside a transaction the failed statement aborted it: the error is the caller's to handle (the
+		// statement is prepared again on its next use). Outside one nothing happened: prepare and retry once.
+		if (!outside || _transactionStatus != TransactionStatus::Idle) throw;
+		Detail::transportLogger().information("%s: prepared statement %s was invalidated (%s); preparing it again",
+			where(), statement.name, exc.sqlState());
+		reprepare(statement);
+		return runPrepared(statement, parameters);
+	}
+}
+
+
+void ProtocolSession::reprepare(PreparedStatement::Description& statement)
+{
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		_writer.close('S', statement.name);
+		_writer.parse(statement.name, statement.sql, statement.parseTypes);
+		_writer.describeStatement(statement.name);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	_parameterDescription.clear();
+	std::vector<QueryResult> results = runCycle();
+	describe(statement, results.empty() ? QueryResult() : results.front());
+	countPrepared(true);
+}
+
+
+QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& statement, const Parameters& parameters)
+{
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		_writer.bind(std::string(), statement.name, parameters, statement.parameterTypes, statement.resultFormats);
+		_writer.execute(std::string(), 0);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	std::vector<QueryResult> results = runCycle(&statement.columns);
+	if (results.empty()) return QueryResult();
+	return std::move(results.front());
+}
+
+
+QueryResult ProtocolSession::query(const std::string& sql, const Parameters& parameters)
+{
+	ensureUsable();
+	const std::vector<Poco::UInt32> types = naturalTypes(parameters);
+	if (StatementPtr cached = _statementCache.find(sql, types))
+	{
+		++_statementStatistics.cacheHits;
+		if (_statementCounters) _statementCounters->cacheHits.fetch_add(1, std::memory_order_relaxed);
+		return executeStatement(*cached, parameters);
+	}
+	if (_statementCache.use(sql, types)) return prepareAndRun(newStatement(sql, types, true), parameters);
+	return runUnnamed(sql, parameters, types);
+}
+
+
+QueryResult ProtocolSession::prepareAndRun(const StatementPtr& statement, const Parameters& parameters)
+{
+	// Parse + Describe of the named statement, then its first execution, in one write: the rows of this
+	// first run come in text (their formats had to be chosen before the RowDescription arrived).
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		_writer.parse(statement->name, statement->sql, statement->parseTypes);
+		_writer.describeStatement(statement->name);
+		_writer.bind(std::string(), statement->name, parameters, statement->parseTypes, TEXT_RESULTS);
+		_writer.execute(std::string(), 0);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	_parameterDescription.clear();
+	std::vector<QueryResult> results;
+	try
+	{
+		results = runCycle();
+	}
+	catch (BlueTuskServerException&)
+	{
+		// The Parse may have failed (nothing prepared) or the execution (the statement exists): close the
+		// name in front of the next command either way, and count the text afresh.
+		if (!_broken) _pendingCloses.push_back(statement->name);
+		throw;
+	}
+	QueryResult description;
+	if (!results.empty()) description.columns = results.front().columns;
+	describe(*statement, description);
+	countPrepared(false);
+	std::vector<std::string> evicted;
+	_statementCache.insert(statement, evicted);
+	for (const std::string& name: evicted) _pendingCloses.push_back(name);
+	_statementStatistics.evictions += evicted.size();
+	if (_statementCounters && !evicted.empty()) _statementCounters->evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
+	if (results.empty()) return QueryResult();
+	return std::move(results.front());
+}
+
+
+QueryResult ProtocolSession::runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types)
+{
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		_writer.parse(std::string(), sql, types);
+		_writer.bind(std::string(), std::string(), parameters, types, TEXT_RESULTS);
+		_writer.describePortal(std::string());
+		_writer.execute(std::string(), 0);
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	std::vector<QueryResult> results = runCycle();
+	if (results.empty()) return QueryResult();
+	return std::move(results.front());
+}
+
+} // namespace BlueTusk

@@ -1,0 +1,349 @@
+//
+// MessageCycle.cpp
+//
+// Library: BlueTusk/Transport
+//
+// The receive side of a ProtocolSession: reading one answer up to ReadyForQuery (PostgreSQL docs 55.2.2,
+// 55.2.3), asynchronous messages (ParameterStatus, NoticeResponse, NotificationResponse), the command
+// timeout with its CancelRequest, and broken-session detection.
+//
+
+#include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/Dialer.h"
+#include "SessionSupport.h"
+#include "Poco/Clock.h"
+#include "Poco/Net/NetException.h"
+#include <algorithm>
+
+namespace BlueTusk {
+
+using Detail::transportLogger;
+using Detail::milliseconds;
+
+namespace {
+
+const Poco::Timespan MIN_CANCEL_GRACE(1, 0);
+const Poco::Timespan MAX_CANCEL_GRACE(10, 0);
+
+} // namespace
+
+
+void ProtocolSession::handleReady(const BackendMessage& message)
+{
+	switch (message.readyForQuery())
+	{
+	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;
+	case 'E': _transactionStatus = TransactionStatus::Failed; break;
+	default:  _transactionStatus = TransactionStatus::Idle; break;
+	}
+}
+
+
+bool ProtocolSession::handleAsync(const BackendMessage& message)
+{
+	switch (message.type)
+	{
+	case 'S':
+		{
+			std::pair<std::string, std::string> parameter = message.parameterStatus();
+			_parameters[parameter.first] = parameter.second;
+			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
+			{
+				ServerRole role = reportedRole();
+				if (role != ServerRole::Unknown) _role = role;
+			}
+		}
+		return true;
+	case 'N':
+		{
+			BlueTuskServerException::Fields notice = message.errorFields();
+			if (_noticeHandler)
+			{
+				try
+				{
+					_noticeHandler(notice);
+				}
+				catch (...)
+				{
+					transportLogger().warning("the notice handler threw an exception; ignored");
+				}
+			}
+			else
+			{
+				std::string text = _endpoint.toString() + ": " + notice.severity + ": " + notice.message;
+				if (!notice.sqlState.empty()) text += " (SQLSTATE " + notice.sqlState + ")";
+				if (!notice.detail.empty()) text += "; DETAIL: " + notice.detail;
+				if (!notice.hint.empty()) text += "; HINT: " + notice.hint;
+				if (notice.severity == "WARNING") transportLogger().warning(text);
+				else transportLogger().information(text);
+			}
+		}
+		return true;
+	case 'A':
+		if (transportLogger().debug()) transportLogger().debug("%s: asynchronous notification ignored", _endpoint.toString());
+		return true;
+	default:
+		return false;
+	}
+}
+
+
+BackendMessage ProtocolSession::receiveInCycle()
+{
+	BackendMessage message;
+	receiveInCycle(message);
+	return message;
+}
+
+
+void ProtocolSession::receiveInCycle(BackendMessage& message)
+{
+	for (;;)
+	{
+		try
+		{
+			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
+			_reader.receive(_socket, message);
+			return;
+		}
+		catch (Poco::TimeoutException&)
+		{
+			if (_deadline || _commandTimeout.totalMicroseconds() == 0)
+			{
+				markBroken();
+				closeSocket();
+				throw;
+			}
+			if (_cancelSentForTimeout)
+			{
+				markBroken();
+				closeSocket();
+				throw BlueTuskSessionBrokenException("no answer from " + where() + " after the CancelRequest sent when the command timeout of " +
+					milliseconds(_commandTimeout) + " ran out; the session is broken", AddressAttempt::TIMED_OUT);
+			}
+			_cancelSentForTimeout = true;
+			const Poco::Timespan grace = std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE);
+			Poco::Clock cancelling;
+			try
+			{
+				sendCancel(grace);
+			}
+			catch (Poco::Exception& exc)
+			{
+				transportLogger().warning("command timeout on %s: %s", where(), exc.displayText());
+			}
+			const Poco::Timespan left(grace.totalMicroseconds() - cancelling.elapsed());
+			setReceiveTimeout(left.totalMicroseconds() > 1000 ? left : Poco::Timespan(1000));
+		}
+		catch (BlueTuskProtocolException&)
+		{
+			markBroken();
+			closeSocket();
+			throw;
+		}
+		catch (BlueTuskSessionBrokenException& exc)
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + exc.message(), exc.code());
+		}
+		catch (Poco::Exception& exc)
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		}
+	}
+}
+
+
+std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescription>* columns)
+{
+	_cancelSentForTimeout = false;
+	try
+	{
+		if (!_deadline)
+		{
+			setReceiveTimeout(_commandTimeout);
+			if (!_sendTimeoutSet || _sendTimeout != _commandTimeout)
+			{
+				_socket.setSendTimeout(_commandTimeout);
+				_sendTimeout = _commandTimeout;
+				_sendTimeoutSet = true;
+			}
+		}
+		else
+		{
+			_socket.setSendTimeout(_deadline->socketTimeout());
+			_sendTimeoutSet = false;
+		}
+		_writer.send(_socket);
+	}
+	catch (Poco::Exception& exc)
+	{
+		_writer.clear();
+		_discardInFlight = false;
+		markBroken();
+		closeSocket();
+		if (_deadline) throw;
+		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+	}
+
+	if (!_discardInFlight) return readCycle(columns);
+
+	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
+	// have failed (e.g. the previous user's statement_timeout), the server still ran the command, on the
+	// previous user's session state (search_path, role, settings): its result must not reach the caller as
+	// if all were well. The command's answer is read (the protocol stays in step), then the session is
+	// closed and the caller gets BlueTuskSessionBrokenException.
+	_discardInFlight = false;
+	std::string resetError;
+	try
+	{
+		readCycle();
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (_broken) throw;
+		resetError = exc.displayText();
+	}
+	if (resetError.empty()) return readCycle(columns);
+	try
+	{
+		readCycle(columns);
+	}
+	catch (BlueTuskServerException&)
+	{
+		if (_broken) throw;
+	}
+	transportLogger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", where(), resetError);
+	markBroken();
+	closeSocket();
+	throw BlueTuskSessionBrokenException("the reset of the session to " + where() + " (DISCARD ALL, deferred from its return to "
+		"the pool) failed: " + resetError + "; the command ran on the unreset session, so its result is withheld and the "
+		"session is closed", AddressAttempt::CLOSED);
+}
+
+
+std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDescription>* columns)
+{
+	std::vector<QueryResult> results;
+	bool open = false;      // a RowDescription started a result set
+	bool copyOut = false;   // discarding a COPY TO STDOUT
+	std::unique_ptr<BlueTuskServerException> error;
+	BackendMessage message;   // reused: its body keeps its capacity across messages (doc/performance.md, R6)
+	if (columns)
+	{
+		// A prepared statement executed without Describe: its rows arrive without a RowDescription.
+		results.emplace_back();
+		results.back().columns = *columns;
+		open = true;
+	}
+	for (;;)
+	{
+		receiveInCycle(message);
+		try
+		{
+			switch (message.type)
+			{
+			case 'T':
+				results.emplace_back();
+				results.back().columns = message.rowDescription();
+				open = true;
+				break;
+			case 'D':
+				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
+				results.back().rows.push_back(message.dataRow(results.back().columns.size()));
+				break;
+			case 'C':
+				if (!open) results.emplace_back();
+				results.back().commandTag = message.commandComplete();
+				open = false;
+				copyOut = false;
+				break;
+			case 'I': // EmptyQueryResponse
+			case 's': // PortalSuspended
+				open = false;
+				break;
+			case 't': // ParameterDescription
+				_parameterDescription = message.parameterDescription();
+				break;
+			case '1': // ParseComplete
+			case '2': // BindComplete
+			case '3': // CloseComplete
+			case 'n': // NoData
+				break;
+			case 'E':
+				{
+					BlueTuskServerException::Fields fields = message.errorFields();
+					if (fields.severity == "FATAL" || fields.severity == "PANIC")
+					{
+						markBroken();
+						closeSocket();
+						throw BlueTuskServerException(fields, false);
+					}
+					if (!error) error.reset(new BlueTuskServerException(fields, true));
+					open = false;
+				}
+				break;
+			case 'G': // CopyInResponse: refuse, the server then reports an error
+				_writer.begin('f');
+				_writer.putCString("COPY FROM STDIN is not supported by BlueTusk");
+				_writer.end();
+				_writer.send(_socket);
+				break;
+			case 'H': // CopyOutResponse: discard the data, report an error at the end
+				copyOut = true;
+				if (!error)
+				{
+					BlueTuskServerException::Fields fields;
+					fields.severity = "ERROR";
+					fields.sqlState = "0A000";
+					fields.message = "COPY TO STDOUT is not supported by BlueTusk; the data was discarded";
+					error.reset(new BlueTuskServerException(fields, true));
+				}
+				break;
+			case 'd':
+			case 'c':
+				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
+				break;
+			case 'Z':
+				handleReady(message);
+				if (error)
+				{
+					if (_cancelSentForTimeout && error->sqlState() == "57014")
+					{
+						BlueTuskServerException::Fields fields = error->fields();
+						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
+						throw BlueTuskServerException(fields, true);
+					}
+					error->rethrow();
+				}
+				return results;
+			default:
+				if (!handleAsync(message))
+					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");
+				break;
+			}
+		}
+		catch (BlueTuskProtocolException&)
+		{
+			markBroken();
+			closeSocket();
+			throw;
+		}
+		catch (BlueTuskServerException&)
+		{
+			throw;
+		}
+		catch (Poco::Exception& exc)
+		{
+			markBroken();
+			closeSocket();
+			if (_deadline) throw;
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		}
+	}
+}
+
+} // namespace BlueTusk
