@@ -13,6 +13,7 @@
 #include "ValueCodecSupport.h"
 #include "WireValue.h"
 #include <cctype>
+#include <functional>
 
 namespace BlueTusk {
 
@@ -232,34 +233,84 @@ namespace Detail {
 
 std::string arrayText(const FieldView& field)
 {
-	Elements elements;
-	split(field, "std::string", elements);
-	std::string out("{");
-	for (std::size_t i = 0; i < elements.items.size(); ++i)
+	// Any number of dimensions: PostgreSQL's array_out nests braces per dimension and writes lower bounds
+	// other than 1 as a "[lo:hi]" prefix.
+	const char* p = field.data;
+	const char* end = field.data + field.size;
+	auto need = [&](std::size_t bytes)
 	{
-		if (i > 0) out.push_back(',');
-		const Element& item = elements.items[i];
-		if (item.null)
+		if (static_cast<std::size_t>(end - p) < bytes) conversionError(field, "std::string", "malformed binary array (truncated)");
+	};
+	need(12);
+	const Poco::Int32 dimensions = static_cast<Poco::Int32>(getBigEndian(p, 4));
+	const Poco::UInt32 elementOid = static_cast<Poco::UInt32>(getBigEndian(p + 8, 4));
+	p += 12;
+	if (dimensions < 0 || dimensions > 6) conversionError(field, "std::string", "malformed binary array (dimensions)");
+	if (dimensions == 0) return "{}";
+	std::vector<Poco::Int32> sizes;
+	std::string bounds;
+	bool defaultBounds = true;
+	std::size_t total = 1;
+	for (Poco::Int32 d = 0; d < dimensions; ++d)
+	{
+		need(8);
+		const Poco::Int32 size = static_cast<Poco::Int32>(getBigEndian(p, 4));
+		const Poco::Int32 lower = static_cast<Poco::Int32>(getBigEndian(p + 4, 4));
+		p += 8;
+		if (size < 0 || static_cast<std::size_t>(size) > field.size) conversionError(field, "std::string", "malformed binary array (dimension size)");
+		sizes.push_back(size);
+		total *= static_cast<std::size_t>(size);
+		if (total > field.size) conversionError(field, "std::string", "malformed binary array (element count)");
+		if (lower != 1) defaultBounds = false;
+		bounds += "[" + std::to_string(lower) + ":" + std::to_string(static_cast<Poco::Int64>(lower) + size - 1) + "]";
+	}
+	std::vector<std::string> items;
+	items.reserve(total);
+	for (std::size_t i = 0; i < total; ++i)
+	{
+		need(4);
+		const Poco::Int32 length = static_cast<Poco::Int32>(getBigEndian(p, 4));
+		p += 4;
+		if (length == -1)
 		{
-			out += "NULL";
+			items.push_back("NULL");
 			continue;
 		}
+		if (length < 0) conversionError(field, "std::string", "malformed binary array (negative length)");
+		need(static_cast<std::size_t>(length));
 		std::string text;
-		ValueCodec::read(FieldView{elements.elementOid, elements.format, item.data, item.size}, text);
+		ValueCodec::read(FieldView{elementOid, 1, p, static_cast<std::size_t>(length)}, text);
+		p += length;
 		if (!needsQuotes(text))
 		{
-			out += text;
+			items.push_back(std::move(text));
 			continue;
 		}
-		out.push_back('"');
+		std::string quoted("\"");
 		for (char c: text)
 		{
-			if (c == '"' || c == '\\') out.push_back('\\');
-			out.push_back(c);
+			if (c == '"' || c == '\\') quoted.push_back('\\');
+			quoted.push_back(c);
 		}
-		out.push_back('"');
+		quoted.push_back('"');
+		items.push_back(std::move(quoted));
 	}
-	out.push_back('}');
+	if (p != end) conversionError(field, "std::string", "malformed binary array (trailing data)");
+	std::string out = defaultBounds ? std::string() : bounds + "=";
+	std::size_t next = 0;
+	// emit(d): the braces of dimension d around its sub-arrays (or elements at the last dimension)
+	std::function<void(std::size_t)> emit = [&](std::size_t d)
+	{
+		out.push_back('{');
+		for (Poco::Int32 i = 0; i < sizes[d]; ++i)
+		{
+			if (i > 0) out.push_back(',');
+			if (d + 1 < sizes.size()) emit(d + 1);
+			else out += items[next++];
+		}
+		out.push_back('}');
+	};
+	emit(0);
 	return out;
 }
 
