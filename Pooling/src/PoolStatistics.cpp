@@ -38,8 +38,9 @@ std::string PoolStatistics::toString() const
 		" closed=" + std::to_string(closed) + " evicted=" + std::to_string(evicted) +
 		" timeouts=" + std::to_string(checkoutTimeouts) + " failures=" + std::to_string(connectFailures) +
 		" min=" + std::to_string(minSize) + " max=" + std::to_string(maxSize) +
-		" prepared=" + std::to_string(statements.prepared) + " cacheHits=" + std::to_string(statements.cacheHits) +
-		" evictions=" + std::to_string(statements.evictions) +
+		(statements.prepared + statements.cacheHits > 0 ? " prepared=" + std::to_string(statements.prepared) +
+			" cacheHits=" + std::to_string(statements.cacheHits) + " evictions=" + std::to_string(statements.evictions) +
+			" reprepared=" + std::to_string(statements.reprepared) : std::string()) +
 		(draining ? " draining" : "") +
 		(lastKnownRole != ServerRole::Unknown ? " role=" + BlueTusk::toString(lastKnownRole) : std::string());
 }

@@ -23,6 +23,7 @@ int main(int argc, char** argv)
 	registerPoolBenchmarks();
 	registerMultiHostBenchmarks();
 	registerThroughputBenchmarks();
+	registerStatementBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

@@ -1,7 +1,7 @@
 //
 // Benchmarks.h
 //
-// The benchmark groups of issue 7. Each register function adds, for one measurement, the BlueTusk
+// The benchmark groups (doc/performance.md lists the rows). Each register function adds, for one measurement, the BlueTusk
 // benchmark and its libpq counterpart; the names are "<measurement>/bluetusk" and "<measurement>/libpq"
 // (testsuite/benchmark/report.py pairs them and applies the targets).
 //
@@ -26,6 +26,9 @@ void registerMultiHostBenchmarks();
 
 void registerThroughputBenchmarks();
 	/// 8 throughput_any, throughput_prefer_standby: SELECT 1 from 8 threads over the three nodes.
+
+void registerStatementBenchmarks();
+	/// 9 prepared_param, cached_query, typed_rows_10k: prepared statements, the cache, typed rows.
 
 } } // namespace BlueTusk::Bench
 

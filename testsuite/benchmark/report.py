@@ -69,6 +69,15 @@ ROWS = [
     dict(id="8c", key="throughput_any_noreset", title="Pooled SELECT 1, 8 threads, target any, No Reset On Close",
          bluetusk="throughput_any_noreset/bluetusk", baseline="throughput_any/libpq", metric="ns_per_query", unit="us",
          kind=None, target=None, extra=["queries_per_second"]),
+    dict(id="9a", key="prepared_param", title="Prepared one-parameter query, int parameter (vs PQexecPrepared)",
+         bluetusk="prepared_param/bluetusk", baseline="prepared_param/libpq", metric="time", unit="us",
+         kind="ratio", target=1.0),
+    dict(id="9b", key="cached_query", title="Same SQL text repeated through the statement cache (vs PQexecParams)",
+         bluetusk="cached_query/bluetusk", baseline="cached_query/libpq", metric="time", unit="us",
+         kind="ratio", target=0.8),
+    dict(id="9c", key="typed_rows_10k", title="10,000 rows x 5 typed columns into C++ values (vs libpq text + strtol/strtod)",
+         bluetusk="typed_rows_10k/bluetusk", baseline="typed_rows_10k/libpq", metric="time", unit="ms",
+         kind="ratio", target=1.0),
 ]
 
 NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}

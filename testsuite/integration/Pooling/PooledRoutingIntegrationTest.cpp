@@ -68,6 +68,7 @@ class PooledRoutingIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testIdleSessionResetWithinSeconds);
 	CPPUNIT_TEST(testDrainPrimaryDuringLoad);
 	CPPUNIT_TEST(testPromotionWhileIdle);
+	CPPUNIT_TEST(testCachedStatementAcrossLeases);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -124,6 +125,38 @@ public:
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Primary), toString(stats(dataSource, 1).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 2).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 3).lastKnownRole));
+	}
+
+	void testCachedStatementAcrossLeases()
+	{
+		// 100 leases from a pool of at most 2 sessions run the same text: each physical session prepares it
+		// once (Parse counted per session) and serves every later run from its cache, the reset on return
+		// keeping the statement; the pool's statistics add up the sessions' counters.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1),
+			"Maximum Pool Size=2;Timeout=10;Auto Prepare Min Usages=2"), connector);
+		const std::string sql = "SELECT $1::int4 * 3 AS tripled";
+		std::vector<BlueTuskConnection> held;
+		for (int i = 0; i < 100; ++i)
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT_EQUAL(Poco::Int32(i * 3), lease.query(sql, {i}).row(0).get<Poco::Int32>("tripled"));
+			if (i % 10 == 0 && held.empty())
+			{
+				held.push_back(std::move(lease));   // keep one busy now and then so that both sessions serve
+				continue;
+			}
+			if (!held.empty() && i % 10 == 5) held.clear();
+		}
+		held.clear();
+		const PoolStatistics statistics = stats(dataSource, 1);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), statistics.created);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), statistics.statements.prepared);          // one Parse per session
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100 - 2 * 2), statistics.statements.cacheHits); // 2 runs each before it
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), statistics.statements.reprepared);
+		BlueTuskConnection lease = dataSource->open();
+		const std::string onServer = lease.executeSimple("SELECT count(*) FROM pg_prepared_statements WHERE statement = '" + sql + "'").front().rows.at(0).at(0).value();
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), onServer);
 	}
 
 	void testIdleSessionResetWithinSeconds()
