@@ -116,15 +116,15 @@ void ProtocolSession::describe(PreparedStatement::Description& statement, const 
 }
 
 
-PreparedStatement ProtocolSession::prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
+ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
 {
 	ensureUsable();
-	StatementPtr statement = newStatement(sql, parameterTypes, false);
+	StatementPtr statement = newStatement(sql, parseTypes, cached);
 	try
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(statement->name, sql, parameterTypes);
+		_writer.parse(statement->name, sql, parseTypes);
 		_writer.describeStatement(statement->name);
 		_writer.sync();
 	}
@@ -138,7 +138,46 @@ PreparedStatement ProtocolSession::prepare(const std::string& sql, const std::ve
 	std::vector<QueryResult> results = runCycle();
 	describe(*statement, results.empty() ? QueryResult() : results.front());
 	countPrepared(false);
+	return statement;
+}
+
+
+void ProtocolSession::admit(const StatementPtr& statement)
+{
+	std::vector<StatementPtr> evicted;
+	_statementCache.insert(statement, evicted);
+	for (const StatementPtr& old: evicted)
+	{
+		_pendingCloses.push_back(old->name);
+		old->name.clear();   // its handles are invalid from now on
+	}
+	_statementStatistics.evictions += evicted.size();
+	if (_statementCounters && !evicted.empty()) _statementCounters->evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
+}
+
+
+PreparedStatement ProtocolSession::prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
+{
+	StatementPtr statement = prepareNamed(sql, parameterTypes, false);
 	++_explicitStatements;
+	return PreparedStatement(statement);
+}
+
+
+PreparedStatement ProtocolSession::prepareCached(const std::string& sql)
+{
+	ensureUsable();
+	static const std::vector<Poco::UInt32> INFERRED;
+	if (StatementPtr cached = _statementCache.find(sql, INFERRED))
+	{
+		++_statementStatistics.cacheHits;
+		if (_statementCounters) _statementCounters->cacheHits.fetch_add(1, std::memory_order_relaxed);
+		if (cached->needsReprepare) reprepare(*cached);
+		return PreparedStatement(cached);
+	}
+	if (_statementCache.maxPrepared() == 0) return prepare(sql);
+	StatementPtr statement = prepareNamed(sql, INFERRED, true);
+	admit(statement);
 	return PreparedStatement(statement);
 }
 
@@ -156,16 +195,22 @@ void ProtocolSession::unprepare(const PreparedStatement& handle)
 }
 
 
-QueryResult ProtocolSession::execute(const PreparedStatement& handle, const Parameters& parameters)
+void ProtocolSession::checkOwned(const StatementPtr& statement) const
 {
-	const StatementPtr& statement = handle.description();
 	if (!statement) throw BlueTuskUsageException("the PreparedStatement handle is empty; obtain one from prepare()");
 	if (statement->sessionId != _sessionId)
 		throw BlueTuskUsageException("prepared statement " + (statement->name.empty() ? std::string("(closed)") : statement->name) +
 			" was prepared on another session; prepare it on " + where() + " (a pooled lease may hand out a different session each checkout)");
 	if (statement->name.empty())
-		throw BlueTuskUsageException("the prepared statement for \"" + statement->sql + "\" was closed (unprepare()); prepare it again");
-	return executeStatement(*statement, parameters);
+		throw BlueTuskUsageException("the prepared statement for \"" + statement->sql + "\" was closed (unprepare() or evicted from the "
+			"statement cache); prepare it again");
+}
+
+
+QueryResult ProtocolSession::execute(const PreparedStatement& handle, const Parameters& parameters)
+{
+	checkOwned(handle.description());
+	return executeStatement(*handle.description(), parameters);
 }
 
 
@@ -300,11 +345,7 @@ QueryResult ProtocolSession::prepareAndRun(const StatementPtr& statement, const 
 	if (!results.empty()) description.columns = results.front().columns;
 	describe(*statement, description);
 	countPrepared(false);
-	std::vector<std::string> evicted;
-	_statementCache.insert(statement, evicted);
-	for (const std::string& name: evicted) _pendingCloses.push_back(name);
-	_statementStatistics.evictions += evicted.size();
-	if (_statementCounters && !evicted.empty()) _statementCounters->evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
+	admit(statement);
 	if (results.empty()) return QueryResult();
 	return std::move(results.front());
 }

@@ -157,9 +157,8 @@ void ProtocolSession::receiveInCycle(BackendMessage& message)
 }
 
 
-std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescription>* columns)
+void ProtocolSession::sendWriter()
 {
-	_cancelSentForTimeout = false;
 	try
 	{
 		if (!_deadline)
@@ -188,6 +187,13 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 		if (_deadline) throw;
 		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
 	}
+}
+
+
+std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescription>* columns)
+{
+	_cancelSentForTimeout = false;
+	sendWriter();
 
 	if (!_discardInFlight) return readCycle(columns);
 

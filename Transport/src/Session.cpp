@@ -75,6 +75,20 @@ QueryResult Session::execute(const PreparedStatement&, const Parameters&)
 }
 
 
+PreparedStatement Session::prepareCached(const std::string& sql)
+{
+	return prepare(sql);
+}
+
+
+Poco::UInt64 Session::executeBatch(const PreparedStatement& statement, const std::vector<Parameters>& rows)
+{
+	Poco::UInt64 affected = 0;
+	for (const Parameters& row: rows) affected += execute(statement, row).rowsAffected();
+	return affected;
+}
+
+
 void Session::unprepare(const PreparedStatement&)
 {
 	unsupported("unprepare()");

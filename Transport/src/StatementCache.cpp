@@ -78,7 +78,7 @@ bool StatementCache::use(const std::string& sql, const std::vector<Poco::UInt32>
 }
 
 
-void StatementCache::insert(const DescriptionPtr& statement, std::vector<std::string>& evicted)
+void StatementCache::insert(const DescriptionPtr& statement, std::vector<DescriptionPtr>& evicted)
 {
 	if (_maxPrepared == 0 || !statement) return;
 	List::iterator counted = locate(_counted, statement->sql, statement->parseTypes);
@@ -92,7 +92,7 @@ void StatementCache::insert(const DescriptionPtr& statement, std::vector<std::st
 	while (_prepared.size() > _maxPrepared)
 	{
 		List::iterator last = std::prev(_prepared.end());
-		evicted.push_back(last->statement->name);
+		evicted.push_back(last->statement);
 		unindex(last);
 		_prepared.erase(last);
 	}

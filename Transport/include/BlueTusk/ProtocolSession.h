@@ -92,6 +92,8 @@ public:
 	QueryResult query(const std::string& sql, const Parameters& parameters = {});
 	PreparedStatement prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});
 	QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
+	PreparedStatement prepareCached(const std::string& sql);
+	Poco::UInt64 executeBatch(const PreparedStatement& statement, const std::vector<Parameters>& rows);
 	void unprepare(const PreparedStatement& statement);
 	StatementStatistics statementStatistics() const;
 	void setStatementCounters(std::shared_ptr<StatementCounters> counters);
@@ -166,6 +168,9 @@ private:
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
+	void sendWriter();
+		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
+		/// breaks the session (BlueTuskSessionBrokenException).
 	std::vector<QueryResult> runCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
@@ -182,6 +187,10 @@ private:
 	using StatementPtr = std::shared_ptr<PreparedStatement::Description>;
 	void writePendingCloses();
 	StatementPtr newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
+	StatementPtr prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
+	void admit(const StatementPtr& statement);
+		/// Puts a statement just prepared into the cache; the evicted ones are closed (in front of the next
+		/// command) and their handles invalidated.
 	void describe(PreparedStatement::Description& statement, const QueryResult& description);
 	void reprepare(PreparedStatement::Description& statement);
 	QueryResult runPrepared(PreparedStatement::Description& statement, const Parameters& parameters);
@@ -189,6 +198,9 @@ private:
 	QueryResult prepareAndRun(const StatementPtr& statement, const Parameters& parameters);
 	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
 	void countPrepared(bool again);
+	void checkOwned(const StatementPtr& statement) const;
+	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
+		std::unique_ptr<BlueTuskServerException>& error);
 
 	BlueTuskHostEndpoint _endpoint;
 	Poco::Net::StreamSocket _socket;

@@ -147,6 +147,24 @@ public:
 		/// the statement's; BlueTuskTypeException when a value cannot be sent as its placeholder's type;
 		/// BlueTuskServerException from the server. The default implementation throws BlueTuskUsageException.
 
+	virtual PreparedStatement prepareCached(const std::string& sql);
+		/// As prepare(), through the statement cache: the cached statement for this text (parameter types
+		/// inferred) when the cache holds one, with no round trip; else it is prepared (one round trip) and
+		/// kept in the cache, whose least recently used statements are closed beyond Max Auto Prepare (a
+		/// handle whose statement was evicted reports !isValid(): prepare it again). With Max Auto Prepare=0
+		/// it prepares an uncached statement. Used by the Poco::Data connector, whose statements compile
+		/// anew each time an application writes `session << sql`. The default calls prepare().
+
+	virtual Poco::UInt64 executeBatch(const PreparedStatement& statement, const std::vector<Parameters>& rows);
+		/// Executes statement once per element of rows, pipelined: Bind/Execute for each, in chunks (each
+		/// chunk one write and one read, Flush between chunks), then one Sync, so the batch costs about one
+		/// round trip per 256 rows and the client buffers at most a chunk. All executions run in one
+		/// implicit transaction (PostgreSQL docs 55.2.4, Pipelining): should one fail, the server skips
+		/// the rest and rolls back the batch (inside an explicit transaction, the transaction is aborted);
+		/// its BlueTuskServerException reaches the caller, with the failing row (1-based) in the message.
+		/// Returns the sum of the rows affected. Rows the statement returns are discarded. Throws like
+		/// execute(); BlueTuskUsageException for an empty rows. The default executes one at a time.
+
 	virtual void unprepare(const PreparedStatement& statement);
 		/// Closes the statement on the server (the Close goes in front of the next extended-protocol
 		/// command: no round trip of its own). The handle is invalid afterwards.

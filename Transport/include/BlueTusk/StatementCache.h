@@ -45,9 +45,9 @@ public:
 		/// Counts one execution of a text that find() did not have; true when this execution should
 		/// prepare it (the count reached minUsages).
 
-	void insert(const DescriptionPtr& statement, std::vector<std::string>& evicted);
+	void insert(const DescriptionPtr& statement, std::vector<DescriptionPtr>& evicted);
 		/// Adds a statement just prepared (its sql and parseTypes are the key) as the most recently used;
-		/// appends the server names of the statements evicted to make room to evicted.
+		/// appends the statements evicted to make room to evicted.
 
 	void erase(const DescriptionPtr& statement);
 		/// Forgets a statement (e.g. when preparing it again failed).

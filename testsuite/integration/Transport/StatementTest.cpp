@@ -65,6 +65,9 @@ class StatementTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testWrongParameterType);
 	CPPUNIT_TEST(testHandleOnAnotherSession);
 	CPPUNIT_TEST(testResetKeepsStatements);
+	CPPUNIT_TEST(testPrepareCached);
+	CPPUNIT_TEST(testBatch);
+	CPPUNIT_TEST(testBatchFailureRollsBack);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -366,6 +369,87 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM pg_class WHERE relname = 'scratch' AND relpersistence = 't'"));
 		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"));
 		CPPUNIT_ASSERT_EQUAL(Poco::Int32(42), session->execute(statement, {2}).row(0).get<Poco::Int32>(0));
+	}
+
+	void testPrepareCached()
+	{
+		ProtocolSession::Ptr session = openNode(1, "Max Auto Prepare=2");
+		PreparedStatement first = session->prepareCached("SELECT 1 AS a");
+		PreparedStatement again = session->prepareCached("SELECT 1 AS a");
+		CPPUNIT_ASSERT_EQUAL(first.name(), again.name());
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), session->statementStatistics().prepared);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), session->statementStatistics().cacheHits);
+		session->prepareCached("SELECT 2 AS a");
+		session->prepareCached("SELECT 3 AS a");   // evicts "SELECT 1"
+		CPPUNIT_ASSERT(!first.isValid());
+		try
+		{
+			session->execute(first);
+			CPPUNIT_FAIL("an evicted statement's handle must be refused");
+		}
+		catch (BlueTuskUsageException& exc)
+		{
+			CPPUNIT_ASSERT(exc.message().find("evicted from the statement cache") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(1), session->execute(session->prepareCached("SELECT 1 AS a")).row(0).get<Poco::Int32>("a"));
+		CPPUNIT_ASSERT_EQUAL(2, preparedOnServer(*session));
+	}
+
+	void testBatch()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE batch_rows (id int PRIMARY KEY, name text, at timestamptz)");
+		PreparedStatement insert = session->prepare("INSERT INTO batch_rows VALUES ($1, $2, $3)");
+		std::vector<Parameters> rows;
+		for (int i = 1; i <= 1000; ++i) rows.push_back({i, "name-" + std::to_string(i), Poco::Timestamp(946684800000000LL + i)});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1000), session->executeBatch(insert, rows));
+		QueryResult check = session->query("SELECT count(*), sum(id), max(name), max(at) FROM batch_rows");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1000), check.row(0).get<Poco::Int64>(0));
+		CPPUNIT_ASSERT_EQUAL(std::string("500500"), check.row(0).get<std::string>(1));
+		CPPUNIT_ASSERT_EQUAL(std::string("name-999"), check.row(0).get<std::string>(2));
+		CPPUNIT_ASSERT_EQUAL(Poco::Timestamp::TimeVal(946684800001000LL), check.row(0).get<Poco::Timestamp>(3).epochMicroseconds());
+		try
+		{
+			session->executeBatch(insert, {{1, 2}});
+			CPPUNIT_FAIL("a row with the wrong number of values must be refused");
+		}
+		catch (BlueTuskUsageException& exc)
+		{
+			CPPUNIT_ASSERT(exc.message().find("row 1 of the batch has 2 values but the statement has 3 parameters") == 0);
+		}
+	}
+
+	void testBatchFailureRollsBack()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE batch_fail (id int PRIMARY KEY)");
+		PreparedStatement insert = session->prepare("INSERT INTO batch_fail VALUES ($1)");
+		std::vector<Parameters> rows;
+		for (int i = 1; i <= 1000; ++i) rows.push_back({i == 600 ? 1 : i});   // row 600 repeats id 1
+		try
+		{
+			session->executeBatch(insert, rows);
+			CPPUNIT_FAIL("the duplicate must fail the batch");
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("23505"), exc.sqlState());
+			CPPUNIT_ASSERT(exc.message().find("row 600 of the batch; the whole batch was rolled back") != std::string::npos);
+			CPPUNIT_ASSERT(exc.sessionUsable());
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM batch_fail"));
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+		// a value that cannot be encoded in a later chunk is refused before anything is sent
+		rows[900] = {Parameter(true)};
+		try
+		{
+			session->executeBatch(insert, rows);
+			CPPUNIT_FAIL("a bool for an int4 parameter must be refused");
+		}
+		catch (BlueTuskTypeException&)
+		{
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM batch_fail"));
 	}
 };
 

@@ -187,7 +187,7 @@ public:
 		CPPUNIT_ASSERT(!cache.use("SELECT 1", {}));
 		CPPUNIT_ASSERT(cache.use("SELECT 1", {}));   // the third execution prepares
 		CPPUNIT_ASSERT(!cache.find("SELECT 1", {}));
-		std::vector<std::string> evicted;
+		std::vector<StatementCache::DescriptionPtr> evicted;
 		cache.insert(statement("SELECT 1", "_bt1"), evicted);
 		CPPUNIT_ASSERT(evicted.empty());
 		CPPUNIT_ASSERT_EQUAL(std::string("_bt1"), cache.find("SELECT 1", {})->name);
@@ -198,13 +198,13 @@ public:
 	void testCacheLruEviction()
 	{
 		StatementCache cache(2, 1);
-		std::vector<std::string> evicted;
+		std::vector<StatementCache::DescriptionPtr> evicted;
 		cache.insert(statement("A", "_bt1"), evicted);
 		cache.insert(statement("B", "_bt2"), evicted);
 		CPPUNIT_ASSERT(cache.find("A", {}));            // A is now the most recently used
 		cache.insert(statement("C", "_bt3"), evicted);  // B goes
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), evicted.size());
-		CPPUNIT_ASSERT_EQUAL(std::string("_bt2"), evicted[0]);
+		CPPUNIT_ASSERT_EQUAL(std::string("_bt2"), evicted[0]->name);
 		CPPUNIT_ASSERT(!cache.find("B", {}));
 		CPPUNIT_ASSERT(std::vector<std::string>({"_bt3", "_bt1"}) == cache.names());
 		cache.erase(cache.find("A", {}));
@@ -218,7 +218,7 @@ public:
 	void testCacheKeyIncludesTypes()
 	{
 		StatementCache cache(10, 1);
-		std::vector<std::string> evicted;
+		std::vector<StatementCache::DescriptionPtr> evicted;
 		auto int4 = statement("SELECT $1", "_bt1");
 		int4->parseTypes = {TypeOid::Int4};
 		cache.insert(int4, evicted);
@@ -231,7 +231,7 @@ public:
 	{
 		StatementCache cache(0, 1);
 		CPPUNIT_ASSERT(!cache.use("SELECT 1", {}));
-		std::vector<std::string> evicted;
+		std::vector<StatementCache::DescriptionPtr> evicted;
 		cache.insert(statement("SELECT 1", "_bt1"), evicted);
 		CPPUNIT_ASSERT(!cache.find("SELECT 1", {}));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(0), cache.size());
