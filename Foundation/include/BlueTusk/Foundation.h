@@ -21,6 +21,7 @@
 #define BlueTusk_Transport_API BlueTusk_API_EXPORT
 #define BlueTusk_Pooling_API BlueTusk_API_EXPORT
 #define BlueTusk_Routing_API BlueTusk_API_EXPORT
+#define BlueTusk_Data_API BlueTusk_API_EXPORT
 
 #define BLUETUSK_VERSION_STRING "0.1.0"
 

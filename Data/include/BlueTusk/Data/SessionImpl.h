@@ -1,0 +1,117 @@
+//
+// SessionImpl.h
+//
+// Library: BlueTusk/Data
+//
+// A Poco::Data session of the "bluetusk" connector: a lease from a BlueTuskDataSource.
+//
+
+#ifndef BlueTusk_Data_SessionImpl_INCLUDED
+#define BlueTusk_Data_SessionImpl_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "Poco/Data/AbstractSessionImpl.h"
+#include "Poco/Data/StatementImpl.h"
+#include <string>
+
+namespace BlueTusk {
+namespace Data {
+
+class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<SessionImpl>
+	/// Poco::Data::Session("bluetusk", connectionString[, loginTimeoutSeconds]). The connection string goes
+	/// verbatim to BlueTusk's parser (Npgsql style, libpq keyword/value or URL; every BlueTusk keyword),
+	/// and sessions with the same string (and login timeout) share one BlueTuskDataSource, so they draw
+	/// leases from its per-endpoint pools: open() checks a lease out for the string's Target Session
+	/// Attributes (routing, Failover Timeout and all), close() returns it. The login timeout (seconds)
+	/// bounds the checkout (Checkout Timeout is the smaller of the two).
+	///
+	/// Transactions: begin() / commit() / rollback() send BEGIN / COMMIT / ROLLBACK; isTransaction() is
+	/// the server's transaction status (ReadyForQuery), not bookkeeping. setTransactionIsolation() sets the
+	/// session's default (read committed, repeatable read, serializable; read uncommitted is refused with
+	/// Poco::InvalidArgumentException: PostgreSQL runs it as read committed). The feature "autoCommit"
+	/// (default true) works as in Poco 1.11's PostgreSQL connector: turning it off begins a transaction at
+	/// once, turning it on commits the open one; after a commit() or rollback() while it is off, the next
+	/// statement begins a new transaction (so every statement runs inside one, as ODBC's autocommit off).
+	///
+	/// reset() (Poco's SessionPool calls it when a session comes back) rolls back an open transaction,
+	/// restores autoCommit and the isolation level, and resets the server session (DISCARD ALL, or the
+	/// equivalent that keeps prepared statements); it never throws (a failure closes the session, which is
+	/// then not isGood()). isConnected() and isGood() answer without a round trip; isGood() is false once the
+	/// session is broken (its server went away). reconnect() (close + open) routes anew.
+	///
+	/// Properties (getProperty): "endpoint" (std::string "host:port" of the server in use), "role"
+	/// (std::string: primary, primary-read-only, standby, unknown), "connection" and "handle"
+	/// (BlueTusk::BlueTuskConnection*, valid while connected). Feature "bulk" is on.
+	///
+	/// connectionString(), and with it Session::uri() and Poco's exception texts, is the canonical form
+	/// with Password=*** (ConnectionSettings::toString()). Not thread-safe (a Poco::Data::Session is used by
+	/// one thread at a time).
+{
+public:
+	SessionImpl(const std::string& connectionString, std::size_t loginTimeout = LOGIN_TIMEOUT_DEFAULT);
+		/// Parses the string and opens the session. Throws BlueTusk::Data::ConnectionException (derived
+		/// from Poco::Data::ConnectionFailedException) with BlueTusk's message and the BlueTusk exception
+		/// nested, for a bad string or a failed checkout.
+
+	~SessionImpl();
+		/// close().
+
+	Poco::SharedPtr<Poco::Data::StatementImpl> createStatementImpl();
+	void open(const std::string& connectionString = "");
+		/// Checks a lease out (again); connectionString, when given, must be the one of this session.
+	void close();
+		/// Returns the lease (an open transaction is rolled back by the pool's reset).
+	bool isConnected() const;
+	bool isGood() const;
+	void setConnectionTimeout(std::size_t timeout);
+		/// Seconds a command may run (Command Timeout); 0 = no limit.
+	std::size_t getConnectionTimeout() const;
+	void reset();
+	void begin();
+	void commit();
+	void rollback();
+	bool canTransact() const;
+	bool isTransaction() const;
+	void setTransactionIsolation(Poco::UInt32 ti);
+	Poco::UInt32 getTransactionIsolation() const;
+	bool hasTransactionIsolation(Poco::UInt32 ti) const;
+	bool isTransactionIsolation(Poco::UInt32 ti) const;
+	const std::string& connectorName() const;
+
+	void setAutoCommit(const std::string& name, bool value);
+	bool isAutoCommit(const std::string& name = "") const;
+
+	BlueTuskConnection& connection();
+		/// The lease. Throws Poco::Data::NotConnectedException (with the redacted connection string) when
+		/// the session is closed.
+
+	void beforeStatement();
+		/// Sends the BEGIN that autoCommit off owes the next statement, if any.
+
+	[[noreturn]] void fail(const Poco::Exception& error, const std::string& sql);
+		/// Throws error as the connector's exception: a BlueTuskServerException as StatementException (with
+		/// the SQL), a broken session as ConnectionException, a type problem as Poco::Data::BindingException
+		/// or ExtractException, anything else unchanged.
+
+private:
+	void setReadOnly(const std::string& name, const Poco::Any& value);
+	Poco::Any getEndpoint(const std::string& name) const;
+	Poco::Any getRole(const std::string& name) const;
+	Poco::Any getConnection(const std::string& name) const;
+	void run(const std::string& sql);
+
+	std::string _connectionString;        /// as given (with the password): the data source registry's key
+	BlueTuskDataSource::Ptr _dataSource;
+	BlueTuskConnection _connection;
+	std::size_t _commandTimeout = 0;
+	bool _autoCommit = true;
+	bool _beginOwed = false;              /// autoCommit off, the last transaction ended: BEGIN before the next statement
+	Poco::UInt32 _isolation;
+	std::string _connectorName = "bluetusk";
+};
+
+} } // namespace BlueTusk::Data
+
+#endif // BlueTusk_Data_SessionImpl_INCLUDED

@@ -1,0 +1,77 @@
+//
+// StatementImpl.h
+//
+// Library: BlueTusk/Data
+//
+// A Poco::Data statement of the "bluetusk" connector: prepared through the session's statement cache.
+//
+
+#ifndef BlueTusk_Data_StatementImpl_INCLUDED
+#define BlueTusk_Data_StatementImpl_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "BlueTusk/Data/Binder.h"
+#include "BlueTusk/Data/Extractor.h"
+#include "BlueTusk/PreparedStatement.h"
+#include "Poco/Data/MetaColumn.h"
+#include "Poco/Data/StatementImpl.h"
+#include <functional>
+#include <vector>
+
+namespace BlueTusk {
+namespace Data {
+
+class SessionImpl;
+
+
+class BlueTusk_Data_API StatementImpl: public Poco::Data::StatementImpl
+	/// compileImpl() prepares the SQL through the session's statement cache (Session::prepareCached():
+	/// Parse + Describe in one round trip the first time a text is seen on a physical session, no round
+	/// trip after that), so the columns and their types (TypeMap) are known before anything is bound,
+	/// as RecordSet needs. Placeholders are PostgreSQL's $1..$n, passed through unchanged.
+	///
+	/// Execution: one Bind/Execute/Sync per execution, binary results for the types BlueTusk decodes.
+	/// use(vector) on a statement that returns no rows, and bulk binding (use(vector, bulk)), send every
+	/// row pipelined in one batch (Session::executeBatch(): one implicit transaction, about one round
+	/// trip per 256 rows). limit(n) pauses after n rows; the next execute() continues in the same result.
+	/// The rows of one execution are held by the statement until they are extracted or it is reset.
+	///
+	/// Errors: BlueTusk::Data::StatementException with the SQLSTATE (see SessionImpl::fail()). Not
+	/// thread-safe (like its session).
+{
+public:
+	explicit StatementImpl(SessionImpl& session);
+	~StatementImpl();
+
+protected:
+	std::size_t columnsReturned() const;
+	int affectedRowCount() const;
+	const Poco::Data::MetaColumn& metaColumn(std::size_t pos) const;
+	bool hasNext();
+	std::size_t next();
+	bool canBind() const;
+	bool canCompile() const;
+	void compileImpl();
+	void bindImpl();
+	Poco::Data::AbstractExtraction::ExtractorPtr extractor();
+	Poco::Data::AbstractBinding::BinderPtr binder();
+
+private:
+	void ensurePrepared();
+	void run(const std::function<void()>& action);
+
+	SessionImpl& _session;
+	PreparedStatement _statement;
+	std::vector<Poco::Data::MetaColumn> _columns;
+	bool _compiled = false;
+	QueryResult _result;
+	ResultCursor _cursor;
+	std::vector<Parameters> _queued;   /// use(vector) rows waiting for the last one (sent as one batch)
+	Poco::Int64 _affected = 0;
+	Binder::Ptr _binder;
+	Extractor::Ptr _extractor;
+};
+
+} } // namespace BlueTusk::Data
+
+#endif // BlueTusk_Data_StatementImpl_INCLUDED

@@ -1,0 +1,179 @@
+//
+// Extractor.cpp
+//
+// Library: BlueTusk/Data
+//
+
+#include "BlueTusk/Data/Extractor.h"
+#include "FieldConversion.h"
+#include "Poco/Data/DataException.h"
+#include <limits>
+
+namespace BlueTusk {
+namespace Data {
+
+using Detail::Field;
+using Detail::convert;
+
+namespace {
+
+template <typename T>
+void narrow(const Field& field, Poco::Int64 wide, T& value, const char* cppType)
+{
+	if (wide < static_cast<Poco::Int64>(std::numeric_limits<T>::min()) ||
+		(wide > 0 && static_cast<Poco::UInt64>(wide) > static_cast<Poco::UInt64>(std::numeric_limits<T>::max())))
+		Detail::conversionFailed(field, cppType, "the value " + std::to_string(wide) + " does not fit");
+	value = static_cast<T>(wide);
+}
+
+
+#define BLUETUSK_NARROW(T, NAME) \
+	void convertInto(const Field& field, T& value) \
+	{ \
+		Poco::Int64 wide = 0; \
+		convert(field, wide); \
+		narrow(field, wide, value, NAME); \
+	}
+BLUETUSK_NARROW(Poco::Int8, "Int8")
+BLUETUSK_NARROW(Poco::UInt8, "UInt8")
+BLUETUSK_NARROW(Poco::Int16, "Int16")
+BLUETUSK_NARROW(Poco::UInt16, "UInt16")
+BLUETUSK_NARROW(Poco::Int32, "Int32")
+BLUETUSK_NARROW(Poco::UInt32, "UInt32")
+#ifndef POCO_INT64_IS_LONG
+BLUETUSK_NARROW(long, "long")
+BLUETUSK_NARROW(unsigned long, "unsigned long")
+#endif
+#undef BLUETUSK_NARROW
+
+template <typename T>
+void convertInto(const Field& field, T& value)
+{
+	convert(field, value);
+}
+
+} // namespace
+
+
+Extractor::Extractor(const ResultCursor& cursor): _cursor(cursor)
+{
+}
+
+
+Extractor::~Extractor()
+{
+}
+
+
+const FieldValue& Extractor::field(std::size_t pos, std::size_t row) const
+{
+	if (!_cursor.result || row >= _cursor.result->rows.size())
+		throw Poco::Data::ExtractException("no row to extract from (row " + std::to_string(row + 1) + ")");
+	const Row& fields = _cursor.result->rows[row];
+	if (pos >= fields.size() || pos >= _cursor.result->columns.size())
+		throw Poco::Data::ExtractException("column " + std::to_string(pos + 1) + " does not exist; the result has " +
+			std::to_string(_cursor.result->columns.size()) + " columns");
+	return fields[pos];
+}
+
+
+template <typename T>
+bool Extractor::read(std::size_t pos, std::size_t row, T& val)
+{
+	const FieldValue& value = field(pos, row);
+	if (!value) return false;
+	convertInto(Field{_cursor.result->columns[pos], *value, pos + 1}, val);
+	return true;
+}
+
+
+template <typename C>
+bool Extractor::readColumn(std::size_t pos, C& values)
+{
+	const std::size_t rows = std::min(values.size(), rowsAvailable());
+	values.resize(rows);
+	std::size_t row = _cursor.row;
+	for (auto it = values.begin(); it != values.end(); ++it, ++row)
+	{
+		typename C::value_type value{};
+		read(pos, row, value);   // NULL leaves the default value
+		*it = value;
+	}
+	return true;
+}
+
+
+#define BLUETUSK_EXTRACT_SCALAR(T) \
+	bool Extractor::extract(std::size_t pos, T& val) { return read(pos, _cursor.row, val); }
+BLUETUSK_EXTRACT_SCALAR(Poco::Int8)
+BLUETUSK_EXTRACT_SCALAR(Poco::UInt8)
+BLUETUSK_EXTRACT_SCALAR(Poco::Int16)
+BLUETUSK_EXTRACT_SCALAR(Poco::UInt16)
+BLUETUSK_EXTRACT_SCALAR(Poco::Int32)
+BLUETUSK_EXTRACT_SCALAR(Poco::UInt32)
+BLUETUSK_EXTRACT_SCALAR(Poco::Int64)
+BLUETUSK_EXTRACT_SCALAR(Poco::UInt64)
+#ifndef POCO_INT64_IS_LONG
+BLUETUSK_EXTRACT_SCALAR(long)
+BLUETUSK_EXTRACT_SCALAR(unsigned long)
+#endif
+BLUETUSK_EXTRACT_SCALAR(bool)
+BLUETUSK_EXTRACT_SCALAR(float)
+BLUETUSK_EXTRACT_SCALAR(double)
+BLUETUSK_EXTRACT_SCALAR(char)
+BLUETUSK_EXTRACT_SCALAR(std::string)
+BLUETUSK_EXTRACT_SCALAR(Poco::UTF16String)
+BLUETUSK_EXTRACT_SCALAR(Poco::Data::BLOB)
+BLUETUSK_EXTRACT_SCALAR(Poco::Data::CLOB)
+BLUETUSK_EXTRACT_SCALAR(Poco::DateTime)
+BLUETUSK_EXTRACT_SCALAR(Poco::Data::Date)
+BLUETUSK_EXTRACT_SCALAR(Poco::Data::Time)
+BLUETUSK_EXTRACT_SCALAR(Poco::UUID)
+BLUETUSK_EXTRACT_SCALAR(Poco::Any)
+BLUETUSK_EXTRACT_SCALAR(Poco::Dynamic::Var)
+#undef BLUETUSK_EXTRACT_SCALAR
+
+
+#define BLUETUSK_EXTRACT_CONTAINERS(T) \
+	bool Extractor::extract(std::size_t pos, std::vector<T>& val) { return readColumn(pos, val); } \
+	bool Extractor::extract(std::size_t pos, std::deque<T>& val) { return readColumn(pos, val); } \
+	bool Extractor::extract(std::size_t pos, std::list<T>& val) { return readColumn(pos, val); }
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Int8)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt8)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Int16)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt16)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Int32)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt32)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Int64)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt64)
+BLUETUSK_EXTRACT_CONTAINERS(bool)
+BLUETUSK_EXTRACT_CONTAINERS(float)
+BLUETUSK_EXTRACT_CONTAINERS(double)
+BLUETUSK_EXTRACT_CONTAINERS(char)
+BLUETUSK_EXTRACT_CONTAINERS(std::string)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UTF16String)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::BLOB)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::CLOB)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::DateTime)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::Date)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::Time)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::UUID)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Any)
+BLUETUSK_EXTRACT_CONTAINERS(Poco::Dynamic::Var)
+#undef BLUETUSK_EXTRACT_CONTAINERS
+
+
+bool Extractor::isNull(std::size_t col, std::size_t row)
+{
+	const std::size_t index = row == Poco::Data::POCO_DATA_INVALID_ROW ? _cursor.row : _cursor.row + row;
+	return !field(col, index);
+}
+
+
+std::size_t Extractor::rowsAvailable() const
+{
+	if (!_cursor.result || _cursor.row >= _cursor.result->rows.size()) return 0;
+	return _cursor.result->rows.size() - _cursor.row;
+}
+
+} } // namespace BlueTusk::Data

@@ -1,0 +1,332 @@
+//
+// SessionImpl.cpp
+//
+// Library: BlueTusk/Data
+//
+
+#include "BlueTusk/Data/SessionImpl.h"
+#include "BlueTusk/Data/DataException.h"
+#include "BlueTusk/Data/StatementImpl.h"
+#include "BlueTusk/ProtocolSession.h"
+#include "DataSourceRegistry.h"
+#include "Poco/Data/Session.h"
+#include "Poco/Logger.h"
+
+namespace BlueTusk {
+namespace Data {
+
+namespace {
+
+std::string redacted(const std::string& connectionString)
+	/// What Poco may print: the canonical string with Password=***.
+{
+	try
+	{
+		return ConnectionSettings::parse(connectionString).toString();
+	}
+	catch (...)
+	{
+		return "(invalid bluetusk connection string)";
+	}
+}
+
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Data");
+	return instance;
+}
+
+
+const char* isolationSql(Poco::UInt32 ti)
+{
+	switch (ti)
+	{
+	case Poco::Data::Session::TRANSACTION_REPEATABLE_READ: return "REPEATABLE READ";
+	case Poco::Data::Session::TRANSACTION_SERIALIZABLE: return "SERIALIZABLE";
+	default: return "READ COMMITTED";
+	}
+}
+
+} // namespace
+
+
+SessionImpl::SessionImpl(const std::string& connectionString, std::size_t loginTimeout):
+	Poco::Data::AbstractSessionImpl<SessionImpl>(redacted(connectionString), loginTimeout),
+	_connectionString(connectionString),
+	_isolation(Poco::Data::Session::TRANSACTION_READ_COMMITTED)
+{
+	addFeature("autoCommit", &SessionImpl::setAutoCommit, &SessionImpl::isAutoCommit);
+	addProperty("endpoint", &SessionImpl::setReadOnly, &SessionImpl::getEndpoint);
+	addProperty("role", &SessionImpl::setReadOnly, &SessionImpl::getRole);
+	addProperty("connection", &SessionImpl::setReadOnly, &SessionImpl::getConnection);
+	setFeature("bulk", true);
+	open();
+}
+
+
+SessionImpl::~SessionImpl()
+{
+	close();
+}
+
+
+Poco::SharedPtr<Poco::Data::StatementImpl> SessionImpl::createStatementImpl()
+{
+	return new StatementImpl(*this);
+}
+
+
+void SessionImpl::open(const std::string& connectionString)
+{
+	if (!connectionString.empty() && connectionString != _connectionString && connectionString != this->connectionString())
+		throw Poco::InvalidArgumentException("a bluetusk session reopens with its own connection string; create a new Session for another one");
+	if (isConnected()) return;
+	try
+	{
+		if (!_dataSource) _dataSource = Detail::DataSourceRegistry::instance().get(_connectionString, getLoginTimeout());
+		_connection = _dataSource->open();
+	}
+	catch (Poco::Exception& exc)
+	{
+		throw ConnectionException("bluetusk: " + exc.message(), exc);
+	}
+	if (_commandTimeout > 0)
+	{
+		if (auto* protocol = dynamic_cast<ProtocolSession*>(&_connection.session()))
+			protocol->setCommandTimeout(Poco::Timespan(static_cast<long>(_commandTimeout), 0));
+	}
+	setProperty("handle", &_connection);
+	_autoCommit = true;
+	_beginOwed = false;
+	if (_isolation != Poco::Data::Session::TRANSACTION_READ_COMMITTED)
+	{
+		const Poco::UInt32 wanted = _isolation;
+		_isolation = Poco::Data::Session::TRANSACTION_READ_COMMITTED;
+		setTransactionIsolation(wanted);
+	}
+}
+
+
+void SessionImpl::close()
+{
+	if (_connection.isOpen()) _connection.close();   // the pool rolls back and resets
+	_beginOwed = false;
+}
+
+
+bool SessionImpl::isConnected() const
+{
+	return _connection.isOpen();
+}
+
+
+bool SessionImpl::isGood() const
+{
+	return _connection.isOpen() && !const_cast<BlueTuskConnection&>(_connection).session().isBroken();
+}
+
+
+void SessionImpl::setConnectionTimeout(std::size_t timeout)
+{
+	_commandTimeout = timeout;
+	if (!isConnected()) return;
+	if (auto* protocol = dynamic_cast<ProtocolSession*>(&_connection.session()))
+		protocol->setCommandTimeout(Poco::Timespan(static_cast<long>(timeout), 0));
+}
+
+
+std::size_t SessionImpl::getConnectionTimeout() const
+{
+	return _commandTimeout;
+}
+
+
+void SessionImpl::reset()
+{
+	if (!isConnected()) return;
+	try
+	{
+		Session& session = _connection.session();
+		session.reset(true);
+		_autoCommit = true;
+		_beginOwed = false;
+		_isolation = Poco::Data::Session::TRANSACTION_READ_COMMITTED;   // RESET ALL restored the server's default
+	}
+	catch (Poco::Exception& exc)
+	{
+		logger().warning("bluetusk: resetting the session to %s failed (%s); it is closed", _connection.connectedEndpoint().toString(), exc.displayText());
+		close();
+	}
+	catch (...)
+	{
+		close();
+	}
+}
+
+
+void SessionImpl::run(const std::string& sql)
+{
+	try
+	{
+		connection().executeSimple(sql);
+	}
+	catch (Poco::Exception& exc)
+	{
+		fail(exc, sql);
+	}
+}
+
+
+void SessionImpl::begin()
+{
+	if (isTransaction()) throw Poco::InvalidAccessException("bluetusk: already in a transaction");
+	_beginOwed = false;
+	run("BEGIN");
+}
+
+
+void SessionImpl::commit()
+{
+	run("COMMIT");
+	_beginOwed = !_autoCommit;
+}
+
+
+void SessionImpl::rollback()
+{
+	run("ROLLBACK");
+	_beginOwed = !_autoCommit;
+}
+
+
+bool SessionImpl::canTransact() const
+{
+	return true;
+}
+
+
+bool SessionImpl::isTransaction() const
+{
+	return _connection.isOpen() && const_cast<BlueTuskConnection&>(_connection).session().transactionStatus() != TransactionStatus::Idle;
+}
+
+
+void SessionImpl::setTransactionIsolation(Poco::UInt32 ti)
+{
+	if (!hasTransactionIsolation(ti))
+		throw Poco::InvalidArgumentException("bluetusk: transaction isolation " + std::to_string(ti) +
+			" is not supported; use read committed, repeatable read or serializable (PostgreSQL runs read uncommitted as read committed)");
+	if (ti == _isolation) return;
+	run(std::string("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL ") + isolationSql(ti));
+	_isolation = ti;
+}
+
+
+Poco::UInt32 SessionImpl::getTransactionIsolation() const
+{
+	return _isolation;
+}
+
+
+bool SessionImpl::hasTransactionIsolation(Poco::UInt32 ti) const
+{
+	return ti == Poco::Data::Session::TRANSACTION_READ_COMMITTED || ti == Poco::Data::Session::TRANSACTION_REPEATABLE_READ ||
+		ti == Poco::Data::Session::TRANSACTION_SERIALIZABLE;
+}
+
+
+bool SessionImpl::isTransactionIsolation(Poco::UInt32 ti) const
+{
+	return ti == _isolation;
+}
+
+
+const std::string& SessionImpl::connectorName() const
+{
+	return _connectorName;
+}
+
+
+void SessionImpl::setAutoCommit(const std::string&, bool value)
+{
+	if (value == _autoCommit) return;
+	if (value)
+	{
+		if (isTransaction()) run("COMMIT");
+		_beginOwed = false;
+	}
+	else if (!isTransaction())
+	{
+		run("BEGIN");
+	}
+	_autoCommit = value;
+}
+
+
+bool SessionImpl::isAutoCommit(const std::string&) const
+{
+	return _autoCommit;
+}
+
+
+BlueTuskConnection& SessionImpl::connection()
+{
+	if (!_connection.isOpen()) throw Poco::Data::NotConnectedException(connectionString());
+	return _connection;
+}
+
+
+void SessionImpl::beforeStatement()
+{
+	if (!_beginOwed) return;
+	_beginOwed = false;
+	if (!isTransaction()) run("BEGIN");
+}
+
+
+void SessionImpl::fail(const Poco::Exception& error, const std::string& sql)
+{
+	if (const auto* server = dynamic_cast<const BlueTuskServerException*>(&error))
+	{
+		if (!server->sessionUsable()) close();
+		throw StatementException(server->sqlState() + ": " + server->message() + " [" + sql + "]", *server);
+	}
+	if (dynamic_cast<const BlueTuskSessionBrokenException*>(&error))
+	{
+		close();
+		throw ConnectionException("bluetusk: " + error.message(), error);
+	}
+	if (dynamic_cast<const BlueTuskTypeException*>(&error)) throw Poco::Data::BindingException(error.message(), error);
+	if (dynamic_cast<const BlueTuskUsageException*>(&error)) throw Poco::Data::ExecutionException(error.message(), error);
+	error.rethrow();
+	throw Poco::BugcheckException("unreachable");
+}
+
+
+void SessionImpl::setReadOnly(const std::string& name, const Poco::Any&)
+{
+	throw Poco::InvalidAccessException("bluetusk: the property " + name + " is read-only");
+}
+
+
+Poco::Any SessionImpl::getEndpoint(const std::string&) const
+{
+	if (!_connection.isOpen()) return std::string();
+	return _connection.connectedEndpoint().toString();
+}
+
+
+Poco::Any SessionImpl::getRole(const std::string&) const
+{
+	if (!_connection.isOpen()) return std::string();
+	return toString(_connection.role());
+}
+
+
+Poco::Any SessionImpl::getConnection(const std::string&) const
+{
+	return const_cast<BlueTuskConnection*>(&_connection);
+}
+
+} } // namespace BlueTusk::Data

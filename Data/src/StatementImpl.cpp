@@ -1,0 +1,178 @@
+//
+// StatementImpl.cpp
+//
+// Library: BlueTusk/Data
+//
+
+#include "BlueTusk/Data/StatementImpl.h"
+#include "BlueTusk/Data/SessionImpl.h"
+#include "BlueTusk/Data/TypeMap.h"
+#include "Poco/Data/DataException.h"
+
+namespace BlueTusk {
+namespace Data {
+
+StatementImpl::StatementImpl(SessionImpl& session):
+	Poco::Data::StatementImpl(session),
+	_session(session),
+	_binder(new Binder),
+	_extractor(new Extractor(_cursor))
+{
+	_cursor.result = &_result;
+}
+
+
+StatementImpl::~StatementImpl()
+{
+}
+
+
+void StatementImpl::run(const std::function<void()>& action)
+{
+	try
+	{
+		action();
+	}
+	catch (Poco::Data::DataException&)
+	{
+		throw;
+	}
+	catch (Poco::Exception& exc)
+	{
+		_session.fail(exc, toString());
+	}
+}
+
+
+std::size_t StatementImpl::columnsReturned() const
+{
+	return _columns.size();
+}
+
+
+int StatementImpl::affectedRowCount() const
+{
+	return static_cast<int>(_affected);
+}
+
+
+const Poco::Data::MetaColumn& StatementImpl::metaColumn(std::size_t pos) const
+{
+	if (pos >= _columns.size())
+		throw Poco::Data::ExecutionException("column " + std::to_string(pos) + " does not exist; the statement has " +
+			std::to_string(_columns.size()) + " columns (positions start at 0)");
+	return _columns[pos];
+}
+
+
+bool StatementImpl::hasNext()
+{
+	return _cursor.row < _result.rows.size();
+}
+
+
+std::size_t StatementImpl::next()
+{
+	if (!hasNext()) throw Poco::Data::ExecutionException("bluetusk: no more rows to extract");
+	std::size_t count = 1;
+	std::size_t pos = 0;
+	for (auto& extraction: extractions())
+	{
+		const std::size_t extracted = extraction->extract(pos);
+		if (extraction->isBulk()) count = extracted;
+		pos += extraction->numOfColumnsHandled();
+	}
+	_cursor.row += count;
+	return count;
+}
+
+
+bool StatementImpl::canBind() const
+{
+	return !bindings().empty() && bindings().front()->canBind();
+}
+
+
+bool StatementImpl::canCompile() const
+{
+	return !_compiled;
+}
+
+
+void StatementImpl::compileImpl()
+{
+	// Poco compiles again on every re-execution: the statement is kept (and checked in ensurePrepared())
+	_result = QueryResult();
+	_cursor.row = 0;
+	_queued.clear();
+	_affected = 0;
+	if (_compiled) return;
+	ensurePrepared();
+	_compiled = true;
+}
+
+
+void StatementImpl::ensurePrepared()
+{
+	BlueTuskConnection& connection = _session.connection();
+	Session& session = connection.session();
+	if (_statement.isValid() && _statement.sessionId() == session.sessionId()) return;
+	run([&] { _statement = session.prepareCached(toString()); });
+	_columns.clear();
+	const std::vector<ColumnDescription>& columns = _statement.columns();
+	for (std::size_t i = 0; i < columns.size(); ++i)
+	{
+		const Poco::Data::MetaColumn::ColumnDataType type = TypeMap::columnType(columns[i].typeOid);
+		_columns.emplace_back(i, columns[i].name, type, columns[i].typeSize > 0 ? columns[i].typeSize : 0, 0, true);
+	}
+}
+
+
+void StatementImpl::bindImpl()
+{
+	_binder->reset();
+	std::size_t pos = 0;
+	for (auto& binding: bindings())
+	{
+		if (!binding->canBind()) break;
+		binding->bind(pos);
+		pos += binding->numOfColumnsHandled();
+	}
+	_session.beforeStatement();
+	ensurePrepared();
+	Session& session = _session.connection().session();
+	_result = QueryResult();
+	_cursor.row = 0;
+	if (_binder->isBulk())
+	{
+		const std::vector<Parameters> rows = _binder->bulkRows();
+		run([&] { _affected = static_cast<Poco::Int64>(session.executeBatch(_statement, rows)); });
+		return;
+	}
+	if (_columns.empty() && (canBind() || !_queued.empty()))
+	{
+		// use(vector) without rows to return: queue until the last row is bound, then one batch
+		_queued.push_back(_binder->parameters());
+		if (canBind()) return;
+		std::vector<Parameters> rows;
+		rows.swap(_queued);
+		run([&] { _affected = static_cast<Poco::Int64>(session.executeBatch(_statement, rows)); });
+		return;
+	}
+	run([&] { _result = session.execute(_statement, _binder->parameters()); });
+	_affected = static_cast<Poco::Int64>(_result.rowsAffected());
+}
+
+
+Poco::Data::AbstractExtraction::ExtractorPtr StatementImpl::extractor()
+{
+	return _extractor;
+}
+
+
+Poco::Data::AbstractBinding::BinderPtr StatementImpl::binder()
+{
+	return _binder;
+}
+
+} } // namespace BlueTusk::Data
