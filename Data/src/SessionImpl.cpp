@@ -290,7 +290,7 @@ void SessionImpl::fail(const Poco::Exception& error, const std::string& sql)
 	if (const auto* server = dynamic_cast<const BlueTuskServerException*>(&error))
 	{
 		if (!server->sessionUsable()) close();
-		throw StatementException(server->sqlState() + ": " + server->message() + " [" + sql + "]", *server);
+		throw StatementException(server->message() + " [" + sql + "]", *server);
 	}
 	if (dynamic_cast<const BlueTuskSessionBrokenException*>(&error))
 	{

@@ -116,8 +116,28 @@ void StatementImpl::ensurePrepared()
 {
 	BlueTuskConnection& connection = _session.connection();
 	Session& session = connection.session();
-	if (_statement.isValid() && _statement.sessionId() == session.sessionId()) return;
-	run([&] { _statement = session.prepareCached(toString()); });
+	if (_simple || (_statement.isValid() && _statement.sessionId() == session.sessionId())) return;
+	try
+	{
+		_statement = session.prepareCached(toString());
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		// Several statements in one string cannot be prepared (PostgreSQL docs, PREPARE): without
+		// parameters they run with the simple query protocol instead, as psql would run them.
+		if (exc.sessionUsable() && exc.sqlState() == "42601" && exc.fields().message.find("multiple commands") != std::string::npos &&
+			bindings().empty())
+		{
+			_simple = true;
+			_columns.clear();
+			return;
+		}
+		_session.fail(exc, toString());
+	}
+	catch (Poco::Exception& exc)
+	{
+		_session.fail(exc, toString());
+	}
 	_columns.clear();
 	const std::vector<ColumnDescription>& columns = _statement.columns();
 	for (std::size_t i = 0; i < columns.size(); ++i)
@@ -143,6 +163,15 @@ void StatementImpl::bindImpl()
 	Session& session = _session.connection().session();
 	_result = QueryResult();
 	_cursor.row = 0;
+	if (_simple)
+	{
+		run([&]
+		{
+			_affected = 0;
+			for (const QueryResult& result: session.executeSimple(toString())) _affected += static_cast<Poco::Int64>(result.rowsAffected());
+		});
+		return;
+	}
 	if (_binder->isBulk())
 	{
 		const std::vector<Parameters> rows = _binder->bulkRows();

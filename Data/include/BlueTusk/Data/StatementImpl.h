@@ -35,6 +35,8 @@ class BlueTusk_Data_API StatementImpl: public Poco::Data::StatementImpl
 	/// row pipelined in one batch (Session::executeBatch(): one implicit transaction, about one round
 	/// trip per 256 rows). limit(n) pauses after n rows; the next execute() continues in the same result.
 	/// The rows of one execution are held by the statement until they are extracted or it is reset.
+	/// Several statements in one string without parameters ("DROP ...; CREATE ...") cannot be prepared;
+	/// they run with the simple query protocol instead (no rows are extracted from them).
 	///
 	/// Errors: BlueTusk::Data::StatementException with the SQLSTATE (see SessionImpl::fail()). Not
 	/// thread-safe (like its session).
@@ -64,6 +66,7 @@ private:
 	PreparedStatement _statement;
 	std::vector<Poco::Data::MetaColumn> _columns;
 	bool _compiled = false;
+	bool _simple = false;              /// several statements without parameters: the simple query protocol
 	QueryResult _result;
 	ResultCursor _cursor;
 	std::vector<Parameters> _queued;   /// use(vector) rows waiting for the last one (sent as one batch)
