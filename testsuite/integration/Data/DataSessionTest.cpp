@@ -1,0 +1,356 @@
+//
+// DataSessionTest.cpp
+//
+// Sessions of the bluetusk Poco::Data connector on the local cluster: routing (a refused first host and a
+// standby before the primary, read-write lands on the primary), shared data sources and leases,
+// transactions and isolation seen from a second session, Poco's Transaction, autoCommit, reset(), close
+// then a statement (NotConnectedException without the password), reconnect(), properties, and Poco's
+// SessionPool stacked on top with 8 threads.
+//
+
+#include "DataTestSupport.h"
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/Data/DataException.h"
+#include "Poco/Data/SessionPool.h"
+#include "Poco/Data/Statement.h"
+#include "Poco/Data/Transaction.h"
+#include "Poco/Net/ServerSocket.h"
+#include <cppunit/TestFixture.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <atomic>
+#include <thread>
+
+using namespace BlueTusk::Test;
+using namespace Poco::Data::Keywords;
+using Poco::Data::Session;
+
+namespace {
+
+std::string node(int n)
+{
+	return cluster().hosts.at(n - 1);
+}
+
+
+std::string endpointOf(int n)
+{
+	return node(n) + ":" + std::to_string(cluster().port);
+}
+
+
+int refusedPort()
+	/// A loopback port nobody listens on (bound, then closed).
+{
+	Poco::Net::ServerSocket socket(Poco::Net::SocketAddress("127.0.0.1", 0));
+	const int port = socket.address().port();
+	socket.close();
+	return port;
+}
+
+
+Poco::Int64 count(Session& session, const std::string& table)
+{
+	Poco::Int64 n = -1;
+	session << "SELECT count(*) FROM " + table, into(n), now;
+	return n;
+}
+
+} // namespace
+
+
+class DataSessionTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(DataSessionTest);
+	CPPUNIT_TEST(testReadWriteLandsOnPrimary);
+	CPPUNIT_TEST(testPreferStandbyAndProperties);
+	CPPUNIT_TEST(testSameStringSharesOneDataSource);
+	CPPUNIT_TEST(testTransactionsAndIsolation);
+	CPPUNIT_TEST(testPocoTransaction);
+	CPPUNIT_TEST(testAutoCommit);
+	CPPUNIT_TEST(testResetReallyResets);
+	CPPUNIT_TEST(testCloseThenStatement);
+	CPPUNIT_TEST(testReconnectRoutesAnew);
+	CPPUNIT_TEST(testConnectFailureNamesAttempts);
+	CPPUNIT_TEST(testStatementErrorCarriesSqlState);
+	CPPUNIT_TEST(testSessionPoolWithEightThreads);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void setUp()
+	{
+		registerConnectors();
+	}
+
+	void testReadWriteLandsOnPrimary()
+	{
+		const std::string hosts = "127.0.0.1:" + std::to_string(refusedPort()) + "," + node(2) + "," + node(1);
+		Session session("bluetusk", bluetuskString(hosts, "Target Session Attributes=read-write"));
+		CPPUNIT_ASSERT_EQUAL(endpointOf(1), Poco::AnyCast<std::string>(session.getProperty("endpoint")));
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), Poco::AnyCast<std::string>(session.getProperty("role")));
+		bool recovery = true;
+		session << "SELECT pg_is_in_recovery()", into(recovery), now;
+		CPPUNIT_ASSERT(!recovery);
+	}
+
+	void testPreferStandbyAndProperties()
+	{
+		Session session("bluetusk", bluetuskString(node(1) + "," + node(2), "Target Session Attributes=prefer-standby"));
+		CPPUNIT_ASSERT_EQUAL(endpointOf(2), Poco::AnyCast<std::string>(session.getProperty("endpoint")));
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), Poco::AnyCast<std::string>(session.getProperty("role")));
+		BlueTusk::BlueTuskConnection* connection = Poco::AnyCast<BlueTusk::BlueTuskConnection*>(session.getProperty("connection"));
+		CPPUNIT_ASSERT(connection && connection->isPooled());
+		CPPUNIT_ASSERT_EQUAL(endpointOf(2), connection->connectedEndpoint().toString());
+		CPPUNIT_ASSERT(session.getFeature("bulk"));
+		CPPUNIT_ASSERT_THROW(session.setProperty("endpoint", std::string("x")), Poco::InvalidAccessException);
+	}
+
+	void testSameStringSharesOneDataSource()
+	{
+		const std::string text = primaryString("Maximum Pool Size=2");
+		std::string firstPid, secondPid, thirdPid;
+		{
+			Session first("bluetusk", text);
+			first << "SELECT pg_backend_pid()::text", into(firstPid), now;
+			Session second("bluetusk", text);   // the first still holds its lease: another session
+			second << "SELECT pg_backend_pid()::text", into(secondPid), now;
+			CPPUNIT_ASSERT(firstPid != secondPid);
+		}
+		Session third("bluetusk", text);   // a lease from the same pool: one of the two backends again
+		third << "SELECT pg_backend_pid()::text", into(thirdPid), now;
+		CPPUNIT_ASSERT(thirdPid == firstPid || thirdPid == secondPid);
+		BlueTusk::BlueTuskConnection* connection = Poco::AnyCast<BlueTusk::BlueTuskConnection*>(third.getProperty("handle"));
+		CPPUNIT_ASSERT_EQUAL(1, connection->attemptLog().size() == 1 && connection->attemptLog()[0].reused ? 1 : 0);
+	}
+
+	void testTransactionsAndIsolation()
+	{
+		Session writer("bluetusk", primaryString());
+		Session reader("bluetusk", primaryString());
+		writer << "DROP TABLE IF EXISTS pd_tx; CREATE TABLE pd_tx (id int)", now;
+		CPPUNIT_ASSERT(!writer.isTransaction());
+		writer.begin();
+		CPPUNIT_ASSERT(writer.isTransaction());
+		writer << "INSERT INTO pd_tx VALUES (1)", now;
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(0), count(reader, "pd_tx"));
+		writer.commit();
+		CPPUNIT_ASSERT(!writer.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(reader, "pd_tx"));
+		writer.begin();
+		writer << "INSERT INTO pd_tx VALUES (2)", now;
+		writer.rollback();
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(reader, "pd_tx"));
+		// isolation: repeatable read keeps its snapshot while another session writes
+		reader.setTransactionIsolation(Session::TRANSACTION_REPEATABLE_READ);
+		CPPUNIT_ASSERT(reader.isTransactionIsolation(Session::TRANSACTION_REPEATABLE_READ));
+		std::string level;
+		reader << "SHOW default_transaction_isolation", into(level), now;
+		CPPUNIT_ASSERT_EQUAL(std::string("repeatable read"), level);
+		reader.begin();
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(reader, "pd_tx"));
+		writer << "INSERT INTO pd_tx VALUES (3)", now;
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(reader, "pd_tx"));
+		reader.commit();
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(2), count(reader, "pd_tx"));
+		CPPUNIT_ASSERT_THROW(reader.setTransactionIsolation(Session::TRANSACTION_READ_UNCOMMITTED), Poco::InvalidArgumentException);
+		CPPUNIT_ASSERT(!reader.hasTransactionIsolation(Session::TRANSACTION_READ_UNCOMMITTED));
+	}
+
+	void testPocoTransaction()
+	{
+		Session session("bluetusk", primaryString());
+		session << "DROP TABLE IF EXISTS pd_ptx; CREATE TABLE pd_ptx (id int)", now;
+		{
+			Poco::Data::Transaction transaction(session);
+			session << "INSERT INTO pd_ptx VALUES (1)", now;
+		}   // not committed: rolled back
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(0), count(session, "pd_ptx"));
+		{
+			Poco::Data::Transaction transaction(session);
+			session << "INSERT INTO pd_ptx VALUES (2)", now;
+			transaction.commit();
+		}
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(session, "pd_ptx"));
+	}
+
+	void testAutoCommit()
+	{
+		Session session("bluetusk", primaryString());
+		Session other("bluetusk", primaryString());
+		session << "DROP TABLE IF EXISTS pd_auto; CREATE TABLE pd_auto (id int)", now;
+		CPPUNIT_ASSERT(session.getFeature("autoCommit"));
+		session.setFeature("autoCommit", false);   // Poco 1.11's semantics: a transaction begins at once
+		CPPUNIT_ASSERT(session.isTransaction());
+		session << "INSERT INTO pd_auto VALUES (1)", now;
+		session.commit();
+		session << "INSERT INTO pd_auto VALUES (2)", now;   // runs in a new transaction
+		CPPUNIT_ASSERT(session.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(other, "pd_auto"));
+		session.rollback();
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(other, "pd_auto"));
+		session << "INSERT INTO pd_auto VALUES (3)", now;
+		session.setFeature("autoCommit", true);    // commits the open transaction
+		CPPUNIT_ASSERT(!session.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(2), count(other, "pd_auto"));
+		session << "INSERT INTO pd_auto VALUES (4)", now;
+		CPPUNIT_ASSERT(!session.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(3), count(other, "pd_auto"));
+	}
+
+	void testResetReallyResets()
+	{
+		Session session("bluetusk", primaryString());
+		session << "SET search_path = pg_catalog", now;
+		session << "CREATE TEMP TABLE pd_scratch (a int)", now;
+		session.setFeature("autoCommit", false);
+		session.setTransactionIsolation(Session::TRANSACTION_SERIALIZABLE);
+		session.impl()->reset();   // what Poco's SessionPool calls on a returned session
+		CPPUNIT_ASSERT(!session.isTransaction());
+		CPPUNIT_ASSERT(session.getFeature("autoCommit"));
+		CPPUNIT_ASSERT(session.isTransactionIsolation(Session::TRANSACTION_READ_COMMITTED));
+		std::string path;
+		session << "SHOW search_path", into(path), now;
+		CPPUNIT_ASSERT_EQUAL(std::string("\"$user\", public"), path);
+		Poco::Int64 temps = -1;
+		session << "SELECT count(*) FROM pg_class WHERE relname = 'pd_scratch'", into(temps), now;
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(0), temps);
+		CPPUNIT_ASSERT(session.isGood());
+	}
+
+	void testCloseThenStatement()
+	{
+		const std::string text = primaryString();
+		Session session("bluetusk", text);
+		CPPUNIT_ASSERT(session.isConnected());
+		CPPUNIT_ASSERT(session.uri().find(cluster().password) == std::string::npos);
+		CPPUNIT_ASSERT(session.uri().find("Password=***") != std::string::npos);
+		session.close();
+		CPPUNIT_ASSERT(!session.isConnected());
+		CPPUNIT_ASSERT(!session.isGood());
+		try
+		{
+			int one = 0;
+			session << "SELECT 1", into(one), now;
+			CPPUNIT_FAIL("a closed session must refuse statements");
+		}
+		catch (Poco::Data::NotConnectedException& exc)
+		{
+			CPPUNIT_ASSERT(exc.displayText().find(cluster().password) == std::string::npos);
+			CPPUNIT_ASSERT(exc.displayText().find("Host=127.0.0.1") != std::string::npos);
+		}
+		session.open();
+		int one = 0;
+		session << "SELECT 1", into(one), now;
+		CPPUNIT_ASSERT_EQUAL(1, one);
+	}
+
+	void testReconnectRoutesAnew()
+	{
+		Session session("bluetusk", bluetuskString(node(1) + "," + node(2)));
+		std::string before;
+		session << "SELECT pg_backend_pid()::text", into(before), now;
+		try
+		{
+			session << "SELECT pg_terminate_backend(pg_backend_pid())", now;   // the server ends this session
+			CPPUNIT_FAIL("the terminated session must report it");
+		}
+		catch (BlueTusk::Data::StatementException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("57P01"), exc.sqlState());
+			CPPUNIT_ASSERT(!exc.sessionUsable());
+		}
+		CPPUNIT_ASSERT(!session.isGood());
+		session.reconnect();
+		CPPUNIT_ASSERT(session.isGood());
+		std::string after;
+		session << "SELECT pg_backend_pid()::text", into(after), now;
+		CPPUNIT_ASSERT(after != before);
+	}
+
+	void testConnectFailureNamesAttempts()
+	{
+		const int port = refusedPort();
+		const std::string marker = "MarkerSecret-9f3c";
+		const std::string text = "Host=127.0.0.1,127.0.0.2;Port=" + std::to_string(port) + ";Username=bluetusk;Password=" + marker +
+			";Timeout=2;SSL Mode=disable";
+		try
+		{
+			Session session("bluetusk", text);
+			CPPUNIT_FAIL("nothing listens there");
+		}
+		catch (Poco::Data::ConnectionFailedException& exc)
+		{
+			const std::string shown = exc.displayText();
+			CPPUNIT_ASSERT(shown.find(marker) == std::string::npos);
+			CPPUNIT_ASSERT(shown.find("127.0.0.1:" + std::to_string(port)) != std::string::npos);
+			CPPUNIT_ASSERT(shown.find("127.0.0.2:" + std::to_string(port)) != std::string::npos);
+			CPPUNIT_ASSERT(shown.find("refused") != std::string::npos);
+			CPPUNIT_ASSERT(dynamic_cast<const BlueTusk::BlueTuskException*>(exc.nested()) != nullptr);
+			CPPUNIT_ASSERT(dynamic_cast<BlueTusk::Data::ConnectionException*>(&exc) != nullptr);
+		}
+	}
+
+	void testStatementErrorCarriesSqlState()
+	{
+		Session session("bluetusk", primaryString());
+		session << "DROP TABLE IF EXISTS pd_unique; CREATE TABLE pd_unique (id int PRIMARY KEY)", now;
+		session << "INSERT INTO pd_unique VALUES (1)", now;
+		try
+		{
+			session << "INSERT INTO pd_unique VALUES (1)", now;
+			CPPUNIT_FAIL("duplicate key");
+		}
+		catch (Poco::Data::ExecutionException& exc)
+		{
+			auto* statement = dynamic_cast<BlueTusk::Data::StatementException*>(&exc);
+			CPPUNIT_ASSERT(statement);
+			CPPUNIT_ASSERT_EQUAL(std::string("23505"), statement->sqlState());
+			CPPUNIT_ASSERT_EQUAL(std::string("pd_unique_pkey"), statement->fields().constraint);
+			CPPUNIT_ASSERT(exc.message().find("INSERT INTO pd_unique VALUES (1)") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(session, "pd_unique"));
+	}
+
+	void testSessionPoolWithEightThreads()
+	{
+		// Poco's SessionPool (at most 4) over bluetusk sessions (at most 4 per endpoint): the documented rule
+		Poco::Data::SessionPool pool("bluetusk", primaryString("Maximum Pool Size=4"), 1, 4);
+		std::atomic<int> done{0};
+		std::atomic<int> failures{0};
+		std::vector<std::thread> threads;
+		for (int t = 0; t < 8; ++t)
+		{
+			threads.emplace_back([&, t]
+			{
+				for (int i = 0; i < 25; ++i)
+				{
+					try
+					{
+						Session session(pool.get());
+						int value = 0;
+						int input = t * 100 + i;
+						session << "SELECT $1::int4 + 1", use(input), into(value), now;
+						if (value == input + 1) ++done;
+						else ++failures;
+					}
+					catch (Poco::Data::SessionPoolExhaustedException&)
+					{
+						std::this_thread::sleep_for(std::chrono::milliseconds(5));   // Poco's pool throws at once when full
+						--i;
+					}
+					catch (...)
+					{
+						++failures;
+					}
+				}
+			});
+		}
+		for (auto& thread: threads) thread.join();
+		CPPUNIT_ASSERT_EQUAL(0, failures.load());
+		CPPUNIT_ASSERT_EQUAL(200, done.load());
+		CPPUNIT_ASSERT(pool.allocated() <= 4);
+		CPPUNIT_ASSERT_EQUAL(pool.allocated(), pool.idle());
+	}
+};
+
+
+CPPUNIT_TEST_SUITE_REGISTRATION(DataSessionTest);
