@@ -24,6 +24,7 @@ int main(int argc, char** argv)
 	registerMultiHostBenchmarks();
 	registerThroughputBenchmarks();
 	registerStatementBenchmarks();
+	registerPocoDataBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

@@ -30,6 +30,10 @@ void registerThroughputBenchmarks();
 void registerStatementBenchmarks();
 	/// 9 prepared_param, cached_query, typed_rows_10k: prepared statements, the cache, typed rows.
 
+void registerPocoDataBenchmarks();
+	/// 10 data_select_one, data_recordset, data_insert_vector, data_insert_bulk: the same Poco::Data code
+	/// with "bluetusk" and Poco's "postgresql" connector.
+
 } } // namespace BlueTusk::Bench
 
 #endif // BlueTusk_Benchmarks_INCLUDED

@@ -78,6 +78,18 @@ ROWS = [
     dict(id="9c", key="typed_rows_10k", title="10,000 rows x 5 typed columns into C++ values (vs libpq text + strtol/strtod)",
          bluetusk="typed_rows_10k/bluetusk", baseline="typed_rows_10k/libpq", metric="time", unit="ms",
          kind="ratio", target=1.0),
+    dict(id="10a", key="data_select_one", title="Poco::Data single-row SELECT, use(id), into(x) (vs Poco's postgresql connector)",
+         bluetusk="data_select_one/bluetusk", baseline="data_select_one/postgresql", metric="time", unit="us",
+         kind="ratio", target=0.8),
+    dict(id="10b", key="data_recordset", title="Poco::Data 10,000-row RecordSet (vs postgresql connector)",
+         bluetusk="data_recordset/bluetusk", baseline="data_recordset/postgresql", metric="time", unit="ms",
+         kind="ratio", target=0.8),
+    dict(id="10c", key="data_insert_vector", title="Poco::Data 10,000-row INSERT with use(vector) (vs postgresql connector)",
+         bluetusk="data_insert_vector/bluetusk", baseline="data_insert_vector/postgresql", metric="time", unit="ms",
+         kind="ratio", target=0.8),
+    dict(id="10d", key="data_insert_bulk", title="Poco::Data 10,000-row bulk INSERT (vs the postgresql connector's row-by-row insert)",
+         bluetusk="data_insert_bulk/bluetusk", baseline="data_insert_vector/postgresql", metric="time", unit="ms",
+         kind="ratio", target=0.2),
 ]
 
 NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}

@@ -73,6 +73,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testConnectFailureNamesAttempts);
 	CPPUNIT_TEST(testStatementErrorCarriesSqlState);
 	CPPUNIT_TEST(testSessionPoolWithEightThreads);
+	CPPUNIT_TEST(testOpenDuringFailoverLandsOnPromotedNode);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -308,6 +309,40 @@ public:
 			CPPUNIT_ASSERT(exc.message().find("INSERT INTO pd_unique VALUES (1)") != std::string::npos);
 		}
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(session, "pd_unique"));
+	}
+
+	void testOpenDuringFailoverLandsOnPromotedNode()
+	{
+		// The primary is down and node 2 is promoted a second later: a read-write session opened in between
+		// waits (Failover Timeout) and lands on the new primary.
+		struct Restore
+		{
+			~Restore()
+			{
+				cluster().runClusterCommand("reset");
+			}
+		} restore;
+		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("stop-node 1"));
+		std::thread promote([]
+		{
+			std::this_thread::sleep_for(std::chrono::seconds(1));
+			cluster().runClusterCommand("promote 2");
+		});
+		std::string endpoint;
+		try
+		{
+			Session session("bluetusk", bluetuskString(node(1) + "," + node(2) + "," + node(3),
+				"Target Session Attributes=read-write;Failover Timeout=30;Timeout=2"));
+			endpoint = Poco::AnyCast<std::string>(session.getProperty("endpoint"));
+			session << "CREATE TEMP TABLE pd_after_failover (a int)", now;   // writable
+		}
+		catch (...)
+		{
+			promote.join();
+			throw;
+		}
+		promote.join();
+		CPPUNIT_ASSERT_EQUAL(endpointOf(2), endpoint);
 	}
 
 	void testSessionPoolWithEightThreads()
