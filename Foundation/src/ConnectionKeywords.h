@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// The keyword table of DESIGN.md section 2: every accepted spelling of every keyword, its environment
+// The keyword table of doc/connection-strings.md: every accepted spelling of every keyword, its environment
 // variable, and how its value is applied to ConnectionSettings.
 //
 
@@ -44,7 +44,7 @@ struct ConnectionKeywords
 	};
 
 	static const std::vector<Keyword>& all();
-		/// Every keyword, in the order of DESIGN.md's table, then readonly, Command Timeout and the
+		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout and the
 		/// statement cache's Max Auto Prepare and Auto Prepare Min Usages.
 
 	static const Keyword* find(const std::string& written);

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// The Host and Port keyword rules of DESIGN.md section 2: from the host list and the port list to the
+// The Host and Port keyword rules of doc/connection-strings.md: from the host list and the port list to the
 // ordered endpoints.
 //
 

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Plugins/Eviction
 //
-// The Poco ClassLoader manifest of the eviction plugin library (DESIGN.md section 6).
+// The Poco ClassLoader manifest of the eviction plugin library (doc/plugins.md).
 //
 
 #include "StandardEvictionPolicy.h"

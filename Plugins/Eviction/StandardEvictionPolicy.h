@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Plugins/Eviction
 //
-// The standard pool-eviction policy (DESIGN.md sections 5 and 6), exported as "standard".
+// The standard pool-eviction policy (doc/pooling.md and doc/plugins.md), exported as "standard".
 //
 
 #ifndef BlueTusk_StandardEvictionPolicy_INCLUDED

@@ -15,7 +15,7 @@ namespace BlueTusk {
 class ParallelHostOrder: public HostOrderPolicy
 	/// "parallel": every endpoint attempted at once (concurrency = number of endpoints); the router takes the
 	/// first Accept, holds a Fallback until every attempt ended, and cancels or pools the losers
-	/// (DESIGN.md section 4). The order (as written) decides only the order of the attempt log.
+	/// (doc/routing.md). The order (as written) decides only the order of the attempt log.
 	///
 	/// The attempts are paced (doc/routing.md, "Startup stagger"): TCP connects begin 1 ms apart in host
 	/// order, and the first connected attempt runs its startup alone until it fails, is classified and the

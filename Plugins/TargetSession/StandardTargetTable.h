@@ -3,7 +3,7 @@
 //
 // Plugin: BlueTuskTargetSessionPlugin
 //
-// The Accept / Fallback / Reject table of DESIGN.md section 4.
+// The Accept / Fallback / Reject table of doc/routing.md.
 //
 
 #ifndef BlueTusk_StandardTargetTable_INCLUDED

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The sessions of one endpoint (DESIGN.md section 5). Every method takes the manager's mutex for the
+// The sessions of one endpoint (doc/pooling.md). Every method takes the manager's mutex for the
 // bookkeeping only; opening, resetting and closing sessions happen outside it.
 //
 
@@ -19,7 +19,7 @@ namespace {
 
 std::string describeException(const std::exception_ptr& error)
 	/// The displayText() of a Poco exception or what() of another, for log lines. Session and factory
-	/// exceptions never carry secrets (DESIGN.md section 4, "Secrets").
+	/// exceptions never carry secrets (doc/routing.md, "Secrets").
 {
 	try
 	{

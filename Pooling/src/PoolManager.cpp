@@ -4,7 +4,7 @@
 // Library: BlueTusk/Pooling
 //
 // The pools of one data source, their shared first-come-first-served waiting queue and the pruning thread
-// (DESIGN.md section 5).
+// (doc/pooling.md).
 //
 
 #include "BlueTusk/PoolManager.h"

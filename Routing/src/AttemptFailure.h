@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The failure classes of DESIGN.md section 4, step 3, and the short outcome texts of the attempt log.
+// The failure classes of doc/routing.md, step 3, and the short outcome texts of the attempt log.
 //
 
 #ifndef BlueTusk_Detail_AttemptFailure_INCLUDED

@@ -182,7 +182,7 @@ void BlueTuskConnection::close()
 {
 	if (_entry)
 	{
-		// Back to the owning pool, which discards a broken session (DESIGN.md section 5).
+		// Back to the owning pool, which discards a broken session (doc/pooling.md).
 		EndpointPool* pool = _entry->pool;
 		const bool broken = !_entry->session || _entry->session->isBroken();
 		if (pool)

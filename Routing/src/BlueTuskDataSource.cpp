@@ -91,7 +91,7 @@ struct BlueTuskDataSource::Impl
 	void buildFastPath()
 		/// The idle fast path applies when the host order is the host list as written (sequential,
 		/// parallel): then, for a target that accepts every role, the Router would take the first idle
-		/// session in host-list order among the endpoints not known down (DESIGN.md 4 step 2, 5 step 1).
+		/// session in host-list order among the endpoints not known down (doc/routing.md (step 2), 5 step 1).
 	{
 		const std::string order = hostOrder->name();
 		if (order != "sequential" && order != "parallel") return;
@@ -125,7 +125,7 @@ struct BlueTuskDataSource::Impl
 
 	bool isFreshDown(const HostStateRegistry& states, FastEndpoint& fast, Poco::Int64 nowMs) const
 		/// Whether the connector has learned, less than Host Recheck Seconds ago, that fast's endpoint is
-		/// DOWN (DESIGN.md 4 step 2: the Router would try it last). Lock-free while the host states do not
+		/// DOWN (doc/routing.md (step 2): the Router would try it last). Lock-free while the host states do not
 		/// change: the answer of the registry's one locked lookup is cached per generation.
 	{
 		constexpr std::uint64_t MS_MASK = (std::uint64_t(1) << 40) - 1;

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The algorithm of one open (DESIGN.md section 4, steps 1-6) and of one pooled checkout (section 5), over
+// The algorithm of one open (doc/routing.md, steps 1-6) and of one pooled checkout (section 5), over
 // the EndpointPools of a PoolManager.
 //
 

@@ -21,7 +21,7 @@ namespace Detail {
 
 std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, Connector& connector);
 	/// Resolves the Host Order and target policies through connector, builds a PoolManager with
-	/// keepIdle=false, enforceMaximum=false and no pruning, and routes (DESIGN.md section 4). The state
+	/// keepIdle=false, enforceMaximum=false and no pruning, and routes (doc/routing.md). The state
 	/// keeps the manager alive until the connection is closed.
 
 } } // namespace BlueTusk::Detail

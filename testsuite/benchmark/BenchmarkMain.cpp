@@ -1,7 +1,7 @@
 //
 // BenchmarkMain.cpp
 //
-// BlueTuskBenchmarks: every benchmark of issue 7, BlueTusk and libpq side by side in one run. Takes the
+// BlueTuskBenchmarks: every benchmark , BlueTusk and libpq side by side in one run. Takes the
 // Google Benchmark flags (--benchmark_filter, --benchmark_out=<file> --benchmark_out_format=json, ...).
 // The cluster comes from the environment (BLUETUSK_TEST_PORT, BLUETUSK_CLUSTER_DIR; see TestEnvironment.h);
 // scripts/bench starts it and turns the JSON output into results.json and a table (report.py).

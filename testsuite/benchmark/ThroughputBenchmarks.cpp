@@ -10,7 +10,7 @@
 //     target_session_attrs, running PQexec("SELECT 1").
 //   throughput_any            target any
 //   throughput_prefer_standby target prefer-standby (BlueTusk refreshes a pooled session's role before
-//                             handing it to a targeted checkout: DESIGN.md section 5, step 2)
+//                             handing it to a targeted checkout: doc/pooling.md, step 2)
 //   throughput_any_noreset    target any with No Reset On Close=true (informational: the cost of the reset)
 // Counters: queries_per_second and ns_per_query (wall time / queries, all threads together).
 //

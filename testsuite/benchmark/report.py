@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Turns the Google Benchmark JSON of BlueTuskBenchmarks into results.json and a table (issue 7).
+"""Turns the Google Benchmark JSON of BlueTuskBenchmarks into results.json and a table.
 
 Usage: report.py BENCHMARK_JSON RESULTS_JSON [--check] [--markdown FILE]
 
-For every measurement of issue 7 it takes the median of the repetitions of the BlueTusk benchmark and of
+For every measurement  it takes the median of the repetitions of the BlueTusk benchmark and of
 its baseline (libpq's counterpart, or for the parallel multi-host open BlueTusk's own single healthy-host
 open), the ratio BlueTusk / baseline (lower is better everywhere: times, or time per query), the target and
-pass/fail. Rows without a target in issue 7 are reported with status "info". With --check the exit status
+pass/fail. Rows without a target are reported with status "info". With --check the exit status
 is 1 when a row misses its target or could not be measured (error or missing), else 0.
 
 Python 3 standard library only.
@@ -289,7 +289,7 @@ def main(argv):
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(raw.get("context", {})),
         "note": "Medians over repetitions; ratio = BlueTusk / baseline, lower is better; units per row "
-                "(ns, us, ms). Rows with status info have no target in issue 7.",
+                "(ns, us, ms). Rows with status info have no target.",
         "passed": all(r["pass"] for r in checked),
         "benchmarks": results,
     }

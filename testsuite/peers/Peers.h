@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk test peers (static library BlueTuskTestPeers, linked into every test executable)
 //
-// The fault-injection peers for BlueTusk's fault tests (DESIGN.md section 9). Everything runs on loopback
+// The fault-injection peers for BlueTusk's fault tests (doc/samples.md). Everything runs on loopback
 // (127.0.0.0/8); every peer is an RAII object: its constructor binds (port 0: an ephemeral port, read it
 // back with port()/hostAndPort()) and starts its threads, its destructor closes every socket and joins
 // every thread. All members are thread-safe. Namespace BlueTusk::Test.

@@ -16,7 +16,7 @@
 namespace BlueTusk {
 
 struct BlueTusk_Foundation_API AddressAttempt
-	/// What happened when one resolved address of an endpoint was tried (DESIGN.md section 3).
+	/// What happened when one resolved address of an endpoint was tried (doc/transport.md).
 	/// Plain data; never contains a password or authentication payload.
 {
 	enum Outcome

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// The BlueTusk exception family (DESIGN.md section 7). Every exception derives from BlueTuskException,
+// The BlueTusk exception family (doc/routing.md (errors)). Every exception derives from BlueTuskException,
 // itself a Poco::Exception. Messages never contain a password or authentication payload.
 //
 
@@ -61,7 +61,7 @@ POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskUsageException, BlueTusk
 
 
 class BlueTusk_Foundation_API BlueTuskTransportException: public BlueTuskException
-	/// Every address of a host endpoint failed (DESIGN.md section 3). The message names the endpoint and
+	/// Every address of a host endpoint failed (doc/transport.md). The message names the endpoint and
 	/// each address with its outcome; the nested exception holds the same ordered per-address diagnostics,
 	/// which attempts() also returns as data.
 {
@@ -133,7 +133,7 @@ public:
 
 	bool isAvailabilityError() const;
 		/// SQLSTATE 57P01, 57P02, 57P03, 53300 or class 08: the server is not available; a multi-host open
-		/// moves on to the next host (DESIGN.md section 4).
+		/// moves on to the next host (doc/routing.md).
 
 	bool isAuthenticationError() const;
 		/// SQLSTATE class 28 (invalid authorization specification / invalid password).

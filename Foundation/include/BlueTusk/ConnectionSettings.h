@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// The settings object every connection string form parses into (DESIGN.md section 2).
+// The settings object every connection string form parses into (doc/connection-strings.md).
 //
 
 #ifndef BlueTusk_ConnectionSettings_INCLUDED

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Foundation
 //
 // The plugin loading primitive: one registry per policy family over Poco::ClassLoader
-// (DESIGN.md section 6).
+// (doc/plugins.md).
 //
 
 #ifndef BlueTusk_PluginRegistry_INCLUDED

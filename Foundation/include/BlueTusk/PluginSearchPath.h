@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// Where policy plugin libraries are looked for (DESIGN.md section 6).
+// Where policy plugin libraries are looked for (doc/plugins.md).
 //
 
 #ifndef BlueTusk_PluginSearchPath_INCLUDED

@@ -17,7 +17,7 @@ namespace BlueTusk {
 
 enum class TargetSessionAttributes
 	/// Which kind of server a session must reach (PostgreSQL docs 34.1.2, target_session_attrs;
-	/// Npgsql's Target Session Attributes). Classification rules: DESIGN.md section 4.
+	/// Npgsql's Target Session Attributes). Classification rules: doc/routing.md.
 {
 	Any,           /// "any"
 	Primary,       /// "primary"
@@ -41,7 +41,7 @@ BlueTusk_Foundation_API const std::vector<std::string>& targetSessionAttributesN
 
 
 enum class ServerRole
-	/// What a server is, as learned after authentication (DESIGN.md section 4).
+	/// What a server is, as learned after authentication (doc/routing.md).
 {
 	Unknown,         /// "unknown": not probed yet
 	Primary,         /// "primary": not in recovery, read-write by default

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The pool-eviction policy family (DESIGN.md section 6): which idle sessions to close at pruning time and
+// The pool-eviction policy family (doc/plugins.md): which idle sessions to close at pruning time and
 // whether a returned session may stay. The standard implementation is a plugin (Plugins/Eviction).
 //
 

@@ -63,7 +63,7 @@ struct BlueTusk_Pooling_API PoolGrant
 
 
 class BlueTusk_Pooling_API EndpointPool
-	/// The sessions of one endpoint (DESIGN.md section 5): minimum and maximum size, idle and maximum
+	/// The sessions of one endpoint (doc/pooling.md): minimum and maximum size, idle and maximum
 	/// lifetime (through the EvictionPolicy), reset on return, warm-up and draining. Created and owned by a
 	/// PoolManager. All methods are thread-safe (they share the manager's lock).
 {

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// Counters of one endpoint pool, or of all pools of a data source (DESIGN.md section 5).
+// Counters of one endpoint pool, or of all pools of a data source (doc/pooling.md).
 //
 
 #ifndef BlueTusk_PoolStatistics_INCLUDED

@@ -33,7 +33,7 @@ class Router;
 
 
 class BlueTusk_Routing_API BlueTuskConnection
-	/// One session to the server the router chose (DESIGN.md section 4).
+	/// One session to the server the router chose (doc/routing.md).
 	///
 	/// BlueTuskConnection::open(connectionString) is unpooled: it walks the host list with the connection
 	/// string's Host Order and Target Session Attributes, and close() (or the destructor) closes the

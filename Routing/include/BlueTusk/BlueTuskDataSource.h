@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The pooled entry point: one EndpointPool per distinct endpoint, checkouts per target (DESIGN.md section 5).
+// The pooled entry point: one EndpointPool per distinct endpoint, checkouts per target (doc/pooling.md).
 //
 
 #ifndef BlueTusk_BlueTuskDataSource_INCLUDED

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 // The core connector: the policy registries (one per family), the plugin loading, the session factory and
-// the learned host states shared by every open that goes through it (DESIGN.md sections 4 and 6).
+// the learned host states shared by every open that goes through it (doc/routing.md and doc/plugins.md).
 //
 
 #ifndef BlueTusk_Connector_INCLUDED
@@ -24,7 +24,7 @@
 namespace BlueTusk {
 
 enum class PolicyFamily
-	/// The three policy families of DESIGN.md section 6.
+	/// The three policy families of doc/plugins.md.
 {
 	HostOrder,      /// HostOrderPolicy (Routing): library BlueTuskHostOrderPlugin
 	TargetSession,  /// TargetSessionPolicy (Routing): library BlueTuskTargetSessionPlugin

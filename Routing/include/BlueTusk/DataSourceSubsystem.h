@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 // The Poco::Util subsystem that creates an application's data sources from its configuration
-// (DESIGN.md section 8).
+// (doc/samples.md (the subsystem)).
 //
 
 #ifndef BlueTusk_DataSourceSubsystem_INCLUDED

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// What happened to one endpoint during one open (the attempt log of DESIGN.md section 4, step 6).
+// What happened to one endpoint during one open (the attempt log of doc/routing.md, step 6).
 //
 
 #ifndef BlueTusk_HostAttempt_INCLUDED
@@ -42,7 +42,7 @@ struct BlueTusk_Routing_API HostAttempt
 	double elapsedMs = 0;             /// milliseconds spent on this endpoint
 	int pass = 1;                     /// the pass of the host list this attempt belongs to: 1 for the first;
 	                                  /// Failover Timeout runs further passes (2, 3, ...) after a pass found
-	                                  /// nothing acceptable (DESIGN.md section 4, step 5)
+	                                  /// nothing acceptable (doc/routing.md, step 5)
 
 	std::string toString() const;
 		/// "127.0.0.2:5432: standby, target primary" (the endpoint's display form, then detail).

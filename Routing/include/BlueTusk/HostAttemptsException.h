@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// BlueTuskNoAcceptableHostException with the attempt log as data (DESIGN.md section 4, step 6).
+// BlueTuskNoAcceptableHostException with the attempt log as data (doc/routing.md, step 6).
 //
 
 #ifndef BlueTusk_HostAttemptsException_INCLUDED
@@ -18,7 +18,7 @@ namespace BlueTusk {
 
 class BlueTusk_Routing_API HostAttemptsException: public BlueTuskNoAcceptableHostException
 	/// The BlueTuskNoAcceptableHostException that BlueTuskConnection::open and BlueTuskDataSource::open
-	/// throw: no endpoint of the host list gave an acceptable session, in any pass (DESIGN.md section 4,
+	/// throw: no endpoint of the host list gave an acceptable session, in any pass (doc/routing.md,
 	/// step 6). It adds attempts(), every endpoint attempted, in attempt order, over every pass that
 	/// Failover Timeout ran, so that a catcher reads the outcomes as data instead of parsing text.
 	///

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The host-order policy family (DESIGN.md sections 4 and 6).
+// The host-order policy family (doc/routing.md and doc/plugins.md).
 //
 
 #ifndef BlueTusk_HostOrderPolicy_INCLUDED
@@ -47,7 +47,7 @@ struct BlueTusk_Routing_API HostOrderPlan
 class BlueTusk_Routing_API HostOrderPolicy
 	/// Gives the order in which endpoints are attempted for one new physical connection, and how many run
 	/// at once. The router then moves endpoints that are known down or role-incompatible to the end
-	/// (DESIGN.md section 4, step 2); a policy need not do that itself.
+	/// (doc/routing.md, step 2); a policy need not do that itself.
 	///
 	/// Implementations must be thread-safe: one instance serves concurrent opens. Plugins export them with
 	/// POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy) and POCO_EXPORT_INTERFACE(Cls, "name").

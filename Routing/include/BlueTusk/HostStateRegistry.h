@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// What the router has learned about endpoints: down since when, which role (DESIGN.md section 4, step 2).
+// What the router has learned about endpoints: down since when, which role (doc/routing.md, step 2).
 //
 
 #ifndef BlueTusk_HostStateRegistry_INCLUDED

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The target-session policy family (DESIGN.md sections 4 and 6).
+// The target-session policy family (doc/routing.md and doc/plugins.md).
 //
 
 #ifndef BlueTusk_TargetSessionPolicy_INCLUDED

@@ -25,7 +25,7 @@ class BlueTusk_Transport_API CancellationWatch
 	/// registers itself with the cancellation, and OpenCancellation::cancel() shuts down every socket
 	/// registered with add() (shutdown(2) on both directions) in the cancelling thread, which wakes any
 	/// connect, TLS handshake or receive blocked on it at once. No thread, no polling: a cancelled race
-	/// loser gives up within microseconds (issue 7, row 7c). The Dialer and ProtocolSession register their
+	/// loser gives up within microseconds (doc/performance.md, row 7c). The Dialer and ProtocolSession register their
 	/// sockets through Deadline::watch(). The destructor unregisters it: nothing outlives the open.
 	/// Thread-safe.
 {

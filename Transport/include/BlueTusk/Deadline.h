@@ -19,7 +19,7 @@ class CancellationWatch;
 
 
 class BlueTusk_Transport_API Deadline
-	/// The single deadline of one host connection attempt (DESIGN.md section 3: resolving, every address,
+	/// The single deadline of one host connection attempt (doc/transport.md: resolving, every address,
 	/// TLS, startup, authentication and the role probe share Timeout). Measured on the monotonic
 	/// Poco::Clock. A zero timeout means "no deadline". Value type; immutable after construction, so
 	/// thread-safe to share. It may carry the CancellationWatch of a cancellable open, with which the

@@ -24,7 +24,7 @@
 namespace BlueTusk {
 
 class BlueTusk_Transport_API Dialer
-	/// Opens the socket of one physical connection to one BlueTuskHostEndpoint (DESIGN.md section 3):
+	/// Opens the socket of one physical connection to one BlueTuskHostEndpoint (doc/transport.md):
 	///   1. The addresses: a host name is resolved once with the Resolver (resolver order, both families);
 	///      an IP literal is used as is; a socket directory gives the Unix-domain socket
 	///      "<dir>/.s.PGSQL.<port>".

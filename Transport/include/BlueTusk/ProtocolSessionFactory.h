@@ -21,7 +21,7 @@
 namespace BlueTusk {
 
 class BlueTusk_Transport_API ProtocolSessionFactory: public SessionFactory
-	/// Opens ProtocolSessions (PostgreSQL protocol 3.0) to one endpoint (DESIGN.md section 3):
+	/// Opens ProtocolSessions (PostgreSQL protocol 3.0) to one endpoint (doc/transport.md):
 	/// one Deadline of settings.connectTimeout (0: none) covers resolving, every address, TLS, startup,
 	/// authentication and, when settings.targetSessionAttributes is not Any, the role probe. The Dialer
 	/// tries each address in order; on one address a network-class failure (refused, timeout, reset,

@@ -19,7 +19,7 @@
 namespace BlueTusk {
 
 class BlueTusk_Transport_API Resolver
-	/// Resolves a host name into socket addresses, in the order they should be tried (DESIGN.md section 3).
+	/// Resolves a host name into socket addresses, in the order they should be tried (doc/transport.md).
 	/// The Dialer calls it once per physical connection attempt, and only for host names: IP literals and
 	/// Unix-socket directories are never resolved. SystemResolver is the real one; StaticResolver lets
 	/// tests give a name any list of addresses.

@@ -192,7 +192,7 @@ public:
 class BlueTusk_Transport_API OpenCancellation
 	/// A flag another thread raises to abandon a SessionFactory::openCancellable() in progress: the router
 	/// cancels the losing attempts of a parallel race (Host Order=parallel) so that no socket or thread
-	/// outlives the open (DESIGN.md section 4). Thread-safe.
+	/// outlives the open (doc/routing.md). Thread-safe.
 {
 public:
 	OpenCancellation() = default;

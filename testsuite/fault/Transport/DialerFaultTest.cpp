@@ -1,7 +1,7 @@
 //
 // DialerFaultTest.cpp
 //
-// The Dialer against real network faults on loopback (DESIGN.md section 3): refused and black-holed
+// The Dialer against real network faults on loopback (doc/transport.md): refused and black-holed
 // addresses give ordered per-address diagnostics within the one host deadline, and a host name with
 // several addresses (StaticResolver) is tried address by address.
 //

@@ -1,7 +1,7 @@
 //
 // SessionStartupFaultTest.cpp
 //
-// ProtocolSessionFactory against the fake backend (DESIGN.md sections 3 and 7): what every startup
+// ProtocolSessionFactory against the fake backend (doc/transport.md): what every startup
 // failure becomes (exception type, SQLSTATE, per-address outcome), how fast, and that a session that did
 // start answers its role, queries, cancel and close as the protocol says.
 //

@@ -1,7 +1,7 @@
 //
 // ConnectionKeywordTest.cpp
 //
-// Every keyword of DESIGN.md section 2 under every accepted spelling, the defaults, the 2016 proposal's
+// Every keyword of doc/connection-strings.md under every accepted spelling, the defaults, the 2016 proposal's
 // names and the last-one-wins rule for duplicates.
 //
 

@@ -1,7 +1,7 @@
 //
 // ConnectionStringTest.cpp
 //
-// The three connection string forms, the examples of DESIGN.md section 2 and the host/port rules.
+// The three connection string forms, the examples of doc/connection-strings.md and the host/port rules.
 //
 
 #include "ConnectionStringTestHelpers.h"

@@ -3,7 +3,7 @@
 //
 // EndpointPool and PoolManager with a fake session factory (no server): sizes per endpoint, idle LIFO,
 // first-come-first-served waiting, handoff, overflow across pools, reset on return, broken sessions,
-// draining, adopt(), statistics and unpooled pools (DESIGN.md section 5).
+// draining, adopt(), statistics and unpooled pools (doc/pooling.md).
 //
 
 #include "PoolTestSupport.h"

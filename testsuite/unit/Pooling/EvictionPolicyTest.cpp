@@ -3,7 +3,7 @@
 //
 // The eviction side of the pools with a controllable clock: lifetime jitter, maximum lifetime at return and
 // at pruning, idle lifetime above the minimum, warm-up and re-warm, background pruning, and a policy chosen
-// by name from the plugin library or a built-in one (DESIGN.md sections 5 and 6).
+// by name from the plugin library or a built-in one (doc/pooling.md and doc/plugins.md).
 //
 
 #include "PoolTestSupport.h"

@@ -1,7 +1,7 @@
 //
 // DataSourceTest.cpp
 //
-// BlueTuskDataSource checkouts (DESIGN.md section 5) over a scripted fake SessionFactory: idle before new,
+// BlueTuskDataSource checkouts (doc/pooling.md) over a scripted fake SessionFactory: idle before new,
 // Accept before Fallback, the role refresh of pooled sessions, overflow and FIFO waiting with one deadline,
 // leases returning to their owning pool, parallel race losers joining their pools, draining.
 //

@@ -1,7 +1,7 @@
 //
 // HostAttemptsExceptionTest.cpp
 //
-// The "no acceptable host" error as data (DESIGN.md section 4, step 6): the HostAttemptsException the router
+// The "no acceptable host" error as data (doc/routing.md, step 6): the HostAttemptsException the router
 // throws carries every attempt (endpoint, outcome, detail, pass) of a sequential pass, a parallel race and
 // every Failover Timeout pass; clone() and rethrow() keep them; catching by the Foundation types still works;
 // no password anywhere in it. Over the scripted fake SessionFactory (no network).

@@ -1,7 +1,7 @@
 //
 // RouterTest.cpp
 //
-// The router of DESIGN.md section 4 over a scripted fake SessionFactory (no network): which endpoint is
+// The router of doc/routing.md over a scripted fake SessionFactory (no network): which endpoint is
 // chosen and how many connections each endpoint saw, for every target; fallback retention without a
 // reconnect; the authentication stop; learned host states; Failover Timeout; the parallel race; the error
 // message text.

@@ -1,7 +1,7 @@
 //
 // TargetSessionPolicyTest.cpp
 //
-// The seven standard targets against DESIGN.md section 4's Accept/Fallback/Reject table, exhaustively,
+// The seven standard targets against doc/routing.md's Accept/Fallback/Reject table, exhaustively,
 // through the plugin library the Connector loads.
 //
 

@@ -1,7 +1,7 @@
 //
 // DataSourceSubsystemTest.cpp
 //
-// BlueTusk::DataSourceSubsystem (DESIGN.md section 8) over fake sessions: data sources from
+// BlueTusk::DataSourceSubsystem (doc/samples.md (the subsystem)) over fake sessions: data sources from
 // bluetusk.dataSources.<name>.*, overrides in every spelling, warm-up, lookup by name, draining on close,
 // policy.* properties reaching the data source's own policy, and configuration errors that name the property
 // (and never the password).
