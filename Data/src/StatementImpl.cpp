@@ -67,7 +67,30 @@ const Poco::Data::MetaColumn& StatementImpl::metaColumn(std::size_t pos) const
 
 bool StatementImpl::hasNext()
 {
-	return _cursor.row < _result.rows.size();
+	if (_cursor.row < _result.rows.size()) return true;
+	return _paged && nextPage();
+}
+
+
+bool StatementImpl::nextPage()
+{
+	if (_pageDone)
+	{
+		_paged = false;
+		return false;
+	}
+	Session& session = _session.connection().session();
+	if (session.fetchId() != _fetch)
+	{
+		_paged = false;
+		throw Poco::Data::ExecutionException("bluetusk: the rest of the paged result of \"" + toString() + "\" was dropped when another "
+			"limited statement began on the same session; page one statement at a time, or give each its own Session");
+	}
+	run([&] { _result = session.fetch(_pageRows); });
+	_cursor.row = 0;
+	_pageDone = !_result.commandTag.empty() || _result.rows.empty();
+	if (!_result.commandTag.empty()) _affected = static_cast<Poco::Int64>(_result.rowsAffected());
+	return !_result.rows.empty();
 }
 
 
@@ -106,6 +129,8 @@ void StatementImpl::compileImpl()
 	_cursor.row = 0;
 	_queued.clear();
 	_affected = 0;
+	_paged = false;
+	_pageDone = false;
 	if (_compiled) return;
 	ensurePrepared();
 	_compiled = true;
@@ -186,6 +211,17 @@ void StatementImpl::bindImpl()
 		std::vector<Parameters> rows;
 		rows.swap(_queued);
 		run([&] { _affected = static_cast<Poco::Int64>(session.executeBatch(_statement, rows)); });
+		return;
+	}
+	const Poco::Data::Limit::SizeT limit = getExtractionLimit();
+	if (!_columns.empty() && limit != Poco::Data::Limit::LIMIT_UNLIMITED && limit > 0)
+	{
+		_pageRows = limit;
+		run([&] { _result = session.beginFetch(_statement, _binder->parameters(), limit); });
+		_fetch = session.fetchId();
+		_paged = true;
+		_pageDone = !_result.commandTag.empty();
+		_affected = 0;
 		return;
 	}
 	run([&] { _result = session.execute(_statement, _binder->parameters()); });

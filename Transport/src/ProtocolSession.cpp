@@ -108,6 +108,7 @@ void ProtocolSession::reset(bool discardAll)
 	if (discardAll) _discardPending = false;   // done now instead
 	try
 	{
+		endFetch();   // the next user does not want the last one's rows
 		if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
 		if (discardAll) executeSimple(resetSql());
 	}
@@ -121,6 +122,17 @@ void ProtocolSession::reset(bool discardAll)
 
 bool ProtocolSession::deferReset()
 {
+	if (_portalOpen)
+	{
+		try
+		{
+			endFetch();
+		}
+		catch (...)
+		{
+			return false;
+		}
+	}
 	if (_broken || !_ready || _transactionStatus != TransactionStatus::Idle) return false;
 	_discardPending = true;
 	return true;
@@ -300,6 +312,7 @@ void ProtocolSession::ensureUsable()
 {
 	if (_closed) throw BlueTuskSessionBrokenException("the session to " + where() + " is closed", AddressAttempt::CLOSED);
 	if (_broken) throw BlueTuskSessionBrokenException("the session to " + where() + " is broken and cannot be used", AddressAttempt::CLOSED);
+	if (_portalOpen) finishPortal(true);   // another command: a beginFetch() portal's rest is read ahead first
 }
 
 

@@ -89,6 +89,35 @@ Poco::UInt64 Session::executeBatch(const PreparedStatement& statement, const std
 }
 
 
+QueryResult Session::beginFetch(const PreparedStatement& statement, const Parameters& parameters, std::size_t)
+{
+	return execute(statement, parameters);
+}
+
+
+QueryResult Session::fetch(std::size_t)
+{
+	return QueryResult();
+}
+
+
+bool Session::isFetching() const
+{
+	return false;
+}
+
+
+Poco::UInt64 Session::fetchId() const
+{
+	return 0;
+}
+
+
+void Session::endFetch()
+{
+}
+
+
 void Session::unprepare(const PreparedStatement&)
 {
 	unsupported("unprepare()");

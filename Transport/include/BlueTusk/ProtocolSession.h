@@ -94,6 +94,11 @@ public:
 	QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
 	PreparedStatement prepareCached(const std::string& sql);
 	Poco::UInt64 executeBatch(const PreparedStatement& statement, const std::vector<Parameters>& rows);
+	QueryResult beginFetch(const PreparedStatement& statement, const Parameters& parameters, std::size_t rows);
+	QueryResult fetch(std::size_t rows);
+	bool isFetching() const;
+	Poco::UInt64 fetchId() const;
+	void endFetch();
 	void unprepare(const PreparedStatement& statement);
 	StatementStatistics statementStatistics() const;
 	void setStatementCounters(std::shared_ptr<StatementCounters> counters);
@@ -199,6 +204,15 @@ private:
 	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
 	void countPrepared(bool again);
 	void checkOwned(const StatementPtr& statement) const;
+
+	// PortalFetch.cpp
+	QueryResult readPortal(std::size_t rows);
+		/// Reads the answer to an Execute with a row limit: rows, then PortalSuspended (more to come) or
+		/// CommandComplete (the end: the Sync is sent and its ReadyForQuery read).
+	void finishPortal(bool keepRest);
+		/// Ends an open portal before another command: keepRest reads its remaining rows into
+		/// _fetchAhead first (Execute without a limit), else they are dropped. Then Sync.
+	QueryResult takeAhead(std::size_t rows);
 	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
 		std::unique_ptr<BlueTuskServerException>& error);
 
@@ -245,6 +259,11 @@ private:
 	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
 	StatementStatistics _statementStatistics;
 	std::shared_ptr<StatementCounters> _statementCounters;
+	bool _portalOpen = false;                           /// a beginFetch() portal is suspended on the server
+	std::vector<ColumnDescription> _fetchColumns;       /// its columns
+	QueryResult _fetchAhead;                            /// rows read ahead when another command ended the portal
+	std::size_t _fetchAheadNext = 0;                    /// the next of those to hand out
+	Poco::UInt64 _fetchId = 0;
 };
 
 } // namespace BlueTusk

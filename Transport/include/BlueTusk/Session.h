@@ -165,6 +165,28 @@ public:
 		/// Returns the sum of the rows affected. Rows the statement returns are discarded. Throws like
 		/// execute(); BlueTuskUsageException for an empty rows. The default executes one at a time.
 
+	virtual QueryResult beginFetch(const PreparedStatement& statement, const Parameters& parameters, std::size_t rows);
+		/// Executes statement into the unnamed portal and returns at most rows of its rows (Execute with a
+		/// row limit, then Flush: PostgreSQL docs 55.2.3); while isFetching(), fetch() returns the next
+		/// rows, so a large result is read in pieces of bounded size instead of whole. The result's
+		/// commandTag is empty until the last piece. The portal lives in the current transaction (an implicit
+		/// one when none is open, ended by the Sync sent once the rows run out or at endFetch()). Another
+		/// command on the session first reads the rest of the portal into the session (fetch() then returns
+		/// it from there) and ends it. Throws like execute(). The default executes the whole statement.
+
+	virtual QueryResult fetch(std::size_t rows);
+		/// The next at most rows rows of the fetch begun last (empty when it is over). Throws
+		/// BlueTuskUsageException when no fetch was begun.
+
+	virtual bool isFetching() const;
+		/// True while rows of the last beginFetch() remain (in the portal or read ahead).
+
+	virtual Poco::UInt64 fetchId() const;
+		/// Identifies the fetch begun last (each beginFetch() gets a new one); 0 for none.
+
+	virtual void endFetch();
+		/// Forgets the rest of the fetch and ends its portal (Sync). Never needed for correctness.
+
 	virtual void unprepare(const PreparedStatement& statement);
 		/// Closes the statement on the server (the Close goes in front of the next extended-protocol
 		/// command: no round trip of its own). The handle is invalid afterwards.

@@ -8,6 +8,7 @@
 //
 
 #include "DataTestSupport.h"
+#include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Data/DataException.h"
 #include "Poco/Data/BulkBinding.h"
 #include "Poco/Data/BulkExtraction.h"
@@ -93,6 +94,7 @@ class DataTypesTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testTupleOfTwentyFields);
 	CPPUNIT_TEST(testTypeHandler);
 	CPPUNIT_TEST(testLimitRangeLowerLimit);
+	CPPUNIT_TEST(testPagedReadComesFromAPortal);
 	CPPUNIT_TEST(testRecordSet);
 	CPPUNIT_TEST(testBulk);
 	CPPUNIT_TEST(testExtractErrors);
@@ -333,6 +335,34 @@ public:
 		CPPUNIT_ASSERT_THROW((session << "SELECT i FROM generate_series(1, 3) AS i", into(single), now), Poco::Data::ExtractException);
 		session << "SELECT 7", into(single), now;
 		CPPUNIT_ASSERT_EQUAL(7, single);
+	}
+
+	void testPagedReadComesFromAPortal()
+	{
+		Session session("bluetusk", primaryString());
+		BlueTusk::BlueTuskConnection* connection = Poco::AnyCast<BlueTusk::BlueTuskConnection*>(session.getProperty("connection"));
+		std::vector<int> page;
+		Statement paged = (session << "SELECT i FROM generate_series(1, 200000) AS i", into(page), limit(1000));
+		Poco::Int64 sum = 0;
+		std::size_t pages = 0, largest = 0;
+		while (!paged.done())
+		{
+			page.clear();
+			paged.execute();
+			++pages;
+			largest = std::max(largest, page.size());
+			for (int v: page) sum += v;
+			if (pages == 1) CPPUNIT_ASSERT(connection->session().isFetching());   // the rest waits on the server
+			if (pages == 100)
+			{
+				int other = 0;
+				session << "SELECT 42", into(other), now;   // another statement in between: the rest is read ahead
+				CPPUNIT_ASSERT_EQUAL(42, other);
+			}
+		}
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(200000LL * 200001 / 2), sum);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), largest);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(200), pages);
 	}
 
 	void testRecordSet()

@@ -68,6 +68,9 @@ class StatementTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPrepareCached);
 	CPPUNIT_TEST(testBatch);
 	CPPUNIT_TEST(testBatchFailureRollsBack);
+	CPPUNIT_TEST(testFetchInPieces);
+	CPPUNIT_TEST(testFetchInterruptedByAnotherCommand);
+	CPPUNIT_TEST(testFetchError);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -450,6 +453,77 @@ public:
 		{
 		}
 		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM batch_fail"));
+	}
+
+	void testFetchInPieces()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		PreparedStatement series = session->prepare("SELECT i, 'row-' || i FROM generate_series(1, $1::int4) AS i");
+		QueryResult piece = session->beginFetch(series, {10000}, 1000);
+		Poco::Int64 sum = 0;
+		std::size_t pieces = 0, largest = 0;
+		for (;;)
+		{
+			++pieces;
+			largest = std::max(largest, piece.rows.size());
+			for (RowView row: piece) sum += row.get<Poco::Int32>(0);
+			if (!session->isFetching()) break;
+			CPPUNIT_ASSERT(piece.commandTag.empty());
+			CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);   // as of the last ReadyForQuery
+			piece = session->fetch(1000);
+		}
+		// the last Execute's tag counts the rows it returned: none when the 10th piece ended exactly at the end
+		CPPUNIT_ASSERT(piece.commandTag == "SELECT 0" || piece.commandTag == "SELECT 1000");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(50005000), sum);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), largest);
+		CPPUNIT_ASSERT(pieces == 10 || pieces == 11);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(7), session->query("SELECT 7").row(0).get<Poco::Int32>(0));
+	}
+
+	void testFetchInterruptedByAnotherCommand()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		PreparedStatement series = session->prepare("SELECT i FROM generate_series(1, 2500) AS i");
+		QueryResult first = session->beginFetch(series, {}, 1000);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), first.rows.size());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(5), session->query("SELECT 5").row(0).get<Poco::Int32>(0));   // reads the rest ahead
+		CPPUNIT_ASSERT(session->isFetching());
+		QueryResult second = session->fetch(1000);
+		QueryResult third = session->fetch(1000);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), second.rows.size());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(1001), second.row(0).get<Poco::Int32>(0));
+		CPPUNIT_ASSERT_EQUAL(std::size_t(500), third.rows.size());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(2500), third.row(499).get<Poco::Int32>(0));
+		CPPUNIT_ASSERT(!session->isFetching());
+		CPPUNIT_ASSERT(session->fetch(1000).rows.empty());
+		// a new fetch drops what the last one left
+		session->beginFetch(series, {}, 10);
+		session->beginFetch(series, {}, 10);
+		session->endFetch();
+		CPPUNIT_ASSERT(!session->isFetching());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(6), session->query("SELECT 6").row(0).get<Poco::Int32>(0));
+	}
+
+	void testFetchError()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		// the error comes with row 3 000, in the third piece
+		PreparedStatement failing = session->prepare("SELECT 1 / (3000 - i) FROM generate_series(1, 5000) AS i");
+		QueryResult piece = session->beginFetch(failing, {}, 1000);
+		std::string state;
+		try
+		{
+			while (session->isFetching()) piece = session->fetch(1000);
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			state = exc.sqlState();
+			CPPUNIT_ASSERT(exc.sessionUsable());
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("22012"), state);
+		CPPUNIT_ASSERT(!session->isFetching());
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(8), session->query("SELECT 8").row(0).get<Poco::Int32>(0));
 	}
 };
 

@@ -33,8 +33,12 @@ class BlueTusk_Data_API StatementImpl: public Poco::Data::StatementImpl
 	/// Execution: one Bind/Execute/Sync per execution, binary results for the types BlueTusk decodes.
 	/// use(vector) on a statement that returns no rows, and bulk binding (use(vector, bulk)), send every
 	/// row pipelined in one batch (Session::executeBatch(): one implicit transaction, about one round
-	/// trip per 256 rows). limit(n) pauses after n rows; the next execute() continues in the same result.
-	/// The rows of one execution are held by the statement until they are extracted or it is reset.
+	/// trip per 256 rows). limit(n) (and bulk extraction, whose size is its limit) reads the result n rows
+	/// at a time from a portal (Session::beginFetch(): Execute with a row limit), so a paged read holds at
+	/// most n rows in the connector; the next execute() continues in the same result. Another statement on
+	/// the same session in between makes the session read the rest ahead (correct, but no longer bounded);
+	/// a second paged statement begun meanwhile ends the first one's result (ExecutionException when the
+	/// first goes on). Without a limit the rows of one execution are held until extracted.
 	/// Several statements in one string without parameters ("DROP ...; CREATE ...") cannot be prepared;
 	/// they run with the simple query protocol instead (no rows are extracted from them).
 	///
@@ -60,6 +64,7 @@ protected:
 
 private:
 	void ensurePrepared();
+	bool nextPage();
 	void run(const std::function<void()>& action);
 
 	SessionImpl& _session;
@@ -67,6 +72,10 @@ private:
 	std::vector<Poco::Data::MetaColumn> _columns;
 	bool _compiled = false;
 	bool _simple = false;              /// several statements without parameters: the simple query protocol
+	bool _paged = false;               /// limit(n): rows come n at a time from a portal (Session::beginFetch())
+	bool _pageDone = false;            /// the last piece has come
+	Poco::UInt64 _fetch = 0;           /// the session's fetchId() of this statement's portal
+	std::size_t _pageRows = 0;
 	QueryResult _result;
 	ResultCursor _cursor;
 	std::vector<Parameters> _queued;   /// use(vector) rows waiting for the last one (sent as one batch)
