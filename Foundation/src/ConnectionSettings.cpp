@@ -174,6 +174,8 @@ std::string ConnectionSettings::toString() const
 	if (evictionPolicy != defaults.evictionPolicy) addText("Eviction Policy", evictionPolicy);
 	if (!pluginPath.empty()) addText("Plugin Path", Detail::join(pluginPath, ","));
 	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
+	addIfChanged("Keepalive", std::to_string(keepalive.totalSeconds()), std::to_string(defaults.keepalive.totalSeconds()));
+	addIfChanged("Tcp User Timeout", std::to_string(tcpUserTimeout.totalMilliseconds()), std::to_string(defaults.tcpUserTimeout.totalMilliseconds()));
 	return text;
 }
 
@@ -222,7 +224,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		noResetOnClose == other.noResetOnClose &&
 		evictionPolicy == other.evictionPolicy &&
 		pluginPath == other.pluginPath &&
-		commandTimeout == other.commandTimeout;
+		commandTimeout == other.commandTimeout &&
+		keepalive == other.keepalive &&
+		tcpUserTimeout == other.tcpUserTimeout;
 }
 
 
