@@ -77,6 +77,22 @@ bt_install_packages()
 	fi
 }
 
+bt_ensure_packages()
+	# Installs those of the Debian packages named as arguments that are missing (apt-get update once, only
+	# when something is missing). For tools one script needs, e.g. scripts/patroni: patroni, etcd-server.
+{
+	local missing=() pkg
+	for pkg in "$@"; do
+		bt_package_installed "$pkg" || missing+=("$pkg")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	command -v apt-get >/dev/null 2>&1 || bt_die "missing packages (${missing[*]}) and no apt-get: install them by hand"
+	export DEBIAN_FRONTEND=noninteractive
+	bt_log "packages: installing ${missing[*]}"
+	bt_as_root apt-get update -q
+	bt_as_root apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
 bt_generator()
 	# The CMake generator: the one an existing build directory was made with, else Ninja when available,
 	# else Unix Makefiles.

@@ -78,6 +78,16 @@ int maximumPoolSize(const std::string& value, const std::string& source)
 	return size;
 }
 
+
+Poco::Timespan keepaliveSeconds(const std::string& value, const std::string& source)
+	/// Keepalive / keepalives_idle: whole seconds, 0 (off) up to Linux's limit for TCP_KEEPIDLE.
+{
+	const int seconds = parseCount(value, source);
+	if (seconds > 32767)
+		throw BlueTuskConnectionStringException(source + ": " + quoted(trim(value)) + " is too large; at most 32767 seconds");
+	return Poco::Timespan(seconds, 0);
+}
+
 } // namespace
 
 
@@ -140,6 +150,10 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.maxAutoPrepare = parseCount(v, src); }},
 		{"Auto Prepare Min Usages", nullptr, nullptr, Setting::AutoPrepareMinUsages,
 			[](S& s, const std::string& v, const std::string& src) { s.autoPrepareMinUsages = autoPrepareMinUsages(v, src); }},
+		{"Keepalive", "keepalives_idle", nullptr, Setting::Keepalive,
+			[](S& s, const std::string& v, const std::string& src) { s.keepalive = keepaliveSeconds(v, src); }},
+		{"Tcp User Timeout", "tcp_user_timeout", nullptr, Setting::TcpUserTimeout,
+			[](S& s, const std::string& v, const std::string& src) { s.tcpUserTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
 	};
 	return keywords;
 }

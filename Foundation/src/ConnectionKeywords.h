@@ -25,7 +25,7 @@ enum class Setting
 	Host, Port, Database, Username, Password, ApplicationName, TargetSessionAttributes, HostOrder,
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
-	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages
+	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout
 };
 
 
@@ -44,8 +44,8 @@ struct ConnectionKeywords
 	};
 
 	static const std::vector<Keyword>& all();
-		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout and the
-		/// statement cache's Max Auto Prepare and Auto Prepare Min Usages.
+		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
+		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive and Tcp User Timeout.
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

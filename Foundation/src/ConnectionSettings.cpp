@@ -176,6 +176,8 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
 	addIfChanged("Max Auto Prepare", std::to_string(maxAutoPrepare), std::to_string(defaults.maxAutoPrepare));
 	addIfChanged("Auto Prepare Min Usages", std::to_string(autoPrepareMinUsages), std::to_string(defaults.autoPrepareMinUsages));
+	addIfChanged("Keepalive", std::to_string(keepalive.totalSeconds()), std::to_string(defaults.keepalive.totalSeconds()));
+	addIfChanged("Tcp User Timeout", std::to_string(tcpUserTimeout.totalMilliseconds()), std::to_string(defaults.tcpUserTimeout.totalMilliseconds()));
 	return text;
 }
 
@@ -226,7 +228,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		pluginPath == other.pluginPath &&
 		commandTimeout == other.commandTimeout &&
 		maxAutoPrepare == other.maxAutoPrepare &&
-		autoPrepareMinUsages == other.autoPrepareMinUsages;
+		autoPrepareMinUsages == other.autoPrepareMinUsages &&
+		keepalive == other.keepalive &&
+		tcpUserTimeout == other.tcpUserTimeout;
 }
 
 

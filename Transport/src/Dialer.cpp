@@ -16,6 +16,10 @@
 #include "Poco/Net/NetException.h"
 #include "Poco/Net/SSLException.h"
 #include <cerrno>
+#include <cstring>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 namespace BlueTusk {
 
@@ -111,7 +115,28 @@ std::vector<Poco::Net::SocketAddress> Dialer::addressesOf(const BlueTuskHostEndp
 }
 
 
+Dialer::SocketOptions Dialer::SocketOptions::from(const ConnectionSettings& settings)
+{
+	SocketOptions options;
+	options.keepalive = settings.keepalive;
+	options.tcpUserTimeout = settings.tcpUserTimeout;
+	return options;
+}
+
+
+bool Dialer::SocketOptions::empty() const
+{
+	return keepalive.totalSeconds() <= 0 && tcpUserTimeout.totalMilliseconds() <= 0;
+}
+
+
 Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline& deadline, const Setup& setup) const
+{
+	return dial(endpoint, deadline, SocketOptions(), setup);
+}
+
+
+Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline& deadline, const SocketOptions& options, const Setup& setup) const
 {
 	static Poco::Logger& logger = Poco::Logger::get("BlueTusk.Transport");
 	const std::vector<Poco::Net::SocketAddress> addresses = addressesOf(endpoint);
@@ -140,7 +165,12 @@ Dialer::Result Dialer::dial(const BlueTuskHostEndpoint& endpoint, const Deadline
 				socket = connect(address, deadline);
 			else
 				socket = connect(address, Deadline(Poco::Timespan(deadline.remaining().totalMicroseconds() / static_cast<Poco::Timespan::TimeDiff>(left)), deadline.watch()));
-			if (setup) setup(socket, address);
+			applyOptions(socket, options);
+			if (setup)
+			{
+				setup(socket, address);
+				applyOptions(socket, options); // Setup may have reconnected (sslmode allow/prefer)
+			}
 			attempt.outcome = AddressAttempt::CONNECTED;
 			attempt.elapsedMs = millisecondsSince(started);
 			attempts.push_back(attempt);
@@ -196,6 +226,31 @@ Poco::Net::StreamSocket Dialer::connect(const Poco::Net::SocketAddress& address,
 		throw;
 	}
 	return socket;
+}
+
+
+void Dialer::applyOptions(Poco::Net::StreamSocket& socket, const SocketOptions& options)
+{
+	if (options.empty() || socket.address().family() == Poco::Net::SocketAddress::UNIX_LOCAL) return;
+	const poco_socket_t fd = socket.impl()->sockfd();
+	auto set = [fd](int level, int name, int value, const char* what)
+	{
+		if (::setsockopt(fd, level, name, &value, sizeof(value)) != 0)
+		{
+			const int error = errno;
+			throw Poco::Net::NetException(std::string("cannot set ") + what + " to " + std::to_string(value) + ": " + Poco::Error::getMessage(error), error);
+		}
+	};
+	const int keepalive = static_cast<int>(options.keepalive.totalSeconds());
+	if (keepalive > 0)
+	{
+		set(SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE");
+		set(IPPROTO_TCP, TCP_KEEPIDLE, keepalive, "TCP_KEEPIDLE");
+		set(IPPROTO_TCP, TCP_KEEPINTVL, keepalive, "TCP_KEEPINTVL");
+	}
+	const Poco::Timespan::TimeDiff userTimeout = options.tcpUserTimeout.totalMilliseconds();
+	if (userTimeout > 0)
+		set(IPPROTO_TCP, TCP_USER_TIMEOUT, static_cast<int>(userTimeout), "TCP_USER_TIMEOUT");
 }
 
 

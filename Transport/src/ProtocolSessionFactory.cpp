@@ -75,7 +75,7 @@ std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueT
 {
 	std::unique_ptr<ProtocolSession> session;
 	StartupGate* gate = race ? race->startupGate() : nullptr;
-	Dialer::Result result = _dialer.dial(endpoint, deadline,
+	Dialer::Result result = _dialer.dial(endpoint, deadline, Dialer::SocketOptions::from(settings),
 		[&](Poco::Net::StreamSocket& socket, const Poco::Net::SocketAddress& address)
 		{
 			// A parallel race: the socket is connected; wait for this attempt's turn before the server

@@ -71,6 +71,14 @@ public:
 	int autoPrepareMinUsages = 2;
 		/// Auto Prepare Min Usages: executions of one SQL text through query() before it is prepared (1 or
 		/// more; Npgsql's keyword).
+	Poco::Timespan keepalive = 0;
+		/// Keepalive / keepalives_idle: whole seconds of idle before the first TCP keepalive probe and
+		/// between probes (SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTVL on every TCP socket); 0 leaves
+		/// keepalives off (the operating system's default). At most 32767.
+	Poco::Timespan tcpUserTimeout = 0;
+		/// Tcp User Timeout / tcp_user_timeout: given in milliseconds; how long transmitted data may stay
+		/// unacknowledged before the kernel drops the connection (TCP_USER_TIMEOUT); 0 leaves the
+		/// operating system's default (retransmissions for about 15 minutes).
 
 	ConnectionSettings();
 

@@ -13,6 +13,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Deadline.h"
 #include "BlueTusk/Resolver.h"
 #include "Poco/Exception.h"
@@ -53,6 +54,21 @@ public:
 		/// connect() (sslmode allow/prefer retries); it must honour the deadline it captured (socket
 		/// timeouts no longer than Deadline::socketTimeout()). Throw to fail the address.
 
+	struct SocketOptions
+		/// TCP options set on every TCP socket a dial opens (DESIGN.md section 11, hung servers); none are
+		/// set on Unix-domain sockets. Zero leaves an option at the operating system's default.
+	{
+		Poco::Timespan keepalive;      /// idle time before the first keepalive probe and between probes
+		                               /// (SO_KEEPALIVE on, TCP_KEEPIDLE and TCP_KEEPINTVL in whole seconds)
+		Poco::Timespan tcpUserTimeout; /// TCP_USER_TIMEOUT in whole milliseconds
+
+		static SocketOptions from(const ConnectionSettings& settings);
+			/// Keepalive and Tcp User Timeout of settings.
+
+		bool empty() const;
+			/// True when no option is to be set.
+	};
+
 	struct Result
 		/// A connected socket and how it was reached.
 	{
@@ -83,6 +99,12 @@ public:
 		/// further address is tried and BlueTuskTransportException "connection attempt to <endpoint>
 		/// cancelled" is thrown (sockets opened here are registered with the watch).
 
+	Result dial(const BlueTuskHostEndpoint& endpoint, const Deadline& deadline, const SocketOptions& options, const Setup& setup = Setup()) const;
+		/// As dial(endpoint, deadline, setup), with options applied to each TCP socket right after its
+		/// connect (so they cover TLS, startup and authentication) and again to the socket Setup leaves
+		/// (Setup may have reconnected it, e.g. for sslmode allow/prefer). Throws as dial() does; a
+		/// setsockopt failure fails the address like a network error (Poco::Net::NetException, errno as code).
+
 	Result dial(const BlueTuskHostEndpoint& endpoint, const Poco::Timespan& timeout) const;
 		/// dial(endpoint, Deadline(timeout)) without setup: TCP / Unix-socket connect only.
 
@@ -90,6 +112,11 @@ public:
 		/// Connects one address (TCP or Unix-domain) within the deadline, TCP_NODELAY on for TCP, and
 		/// returns the blocking socket. Throws the Poco::Net exception of the failure
 		/// (ConnectionRefusedException, Poco::TimeoutException, NetException with the errno as code, ...).
+
+	static void applyOptions(Poco::Net::StreamSocket& socket, const SocketOptions& options);
+		/// Sets options on a connected TCP socket with setsockopt on its file descriptor; does nothing for
+		/// a Unix-domain socket or empty options. Throws Poco::Net::NetException (errno as code) when the
+		/// kernel refuses an option. Thread-safety: as the socket's.
 
 	static AddressAttempt::Outcome classify(const Poco::Exception& exc);
 		/// The outcome an exception means: ConnectionRefused / ENOENT -> REFUSED, Timeout / ETIMEDOUT ->
