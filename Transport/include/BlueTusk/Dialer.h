@@ -55,7 +55,7 @@ public:
 		/// timeouts no longer than Deadline::socketTimeout()). Throw to fail the address.
 
 	struct SocketOptions
-		/// TCP options set on every TCP socket a dial opens (DESIGN.md section 11, hung servers); none are
+		/// TCP options set on every TCP socket a dial opens (doc/high-availability.md, hung servers); none are
 		/// set on Unix-domain sockets. Zero leaves an option at the operating system's default.
 	{
 		Poco::Timespan keepalive;      /// idle time before the first keepalive probe and between probes

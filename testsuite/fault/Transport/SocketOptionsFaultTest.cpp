@@ -1,7 +1,7 @@
 //
 // SocketOptionsFaultTest.cpp
 //
-// Keepalive and Tcp User Timeout reach the kernel (DESIGN.md section 11, hung servers): the options are
+// Keepalive and Tcp User Timeout reach the kernel (doc/high-availability.md, hung servers): the options are
 // read back with getsockopt from the sockets the Dialer and the session factory open to a fake backend.
 //
 

@@ -1,7 +1,7 @@
 //
 // PatroniFailoverTest.cpp
 //
-// BlueTusk under load while Patroni fails the cluster over (DESIGN.md section 11, issue 12). Needs the
+// BlueTusk under load while Patroni fails the cluster over (doc/high-availability.md). Needs the
 // cluster of scripts/patroni (BLUETUSK_PATRONI_PORT); scripts/test starts it for label "ha".
 //
 // Each scenario: a pooled data source (Failover Timeout covering Patroni's window), 8 writer threads

@@ -5,7 +5,7 @@
 // BlueTusk writes on the new primary. This suite states what BlueTusk does NOT do yet, so it has its own
 // label ("ha-gaps") and scripts/test does not run it: between the thaw and Patroni demoting it, the
 // deposed primary still accepts writes from the sessions BlueTusk routes to it (measured: 33 writes in one
-// run), because the split-brain guard of DESIGN.md section 11 (a primary on an older timeline is not
+// run), because the split-brain guard (doc/high-availability.md) (a primary on an older timeline is not
 // handed out for write targets) is not implemented. It passes once that guard exists.
 //
 // Run: scripts/patroni start; ctest --test-dir build -L ha-gaps --output-on-failure -V
