@@ -13,7 +13,7 @@
 // orders.writes, orders.reports, orders.count, orders.intervalMs, orders.reportEvery, orders.table.
 //
 
-#include "BlueTusk/Data/Connector.h"
+#include "BlueTusk/Data/ConnectorSubsystem.h"
 #include "BlueTusk/Data/DataException.h"
 #include "Poco/Data/Session.h"
 #include "Poco/Path.h"
@@ -33,6 +33,12 @@ namespace Samples {
 
 class DataOrdersApplication: public Poco::Util::Application
 {
+public:
+	DataOrdersApplication()
+	{
+		addSubsystem(new BlueTusk::Data::ConnectorSubsystem);   // registers "bluetusk" (bluetusk.data.connector)
+	}
+
 protected:
 	void defineOptions(Poco::Util::OptionSet& options) override
 	{
@@ -80,7 +86,6 @@ protected:
 	int main(const std::vector<std::string>&) override
 	{
 		if (_help) return EXIT_OK;
-		BlueTusk::Data::Connector::registerConnector();
 		const std::string base = config().getString("orders.connection");
 		const std::string writes = base + ";" + config().getString("orders.writes", "Target Session Attributes=read-write");
 		const std::string reports = base + ";" + config().getString("orders.reports", "Target Session Attributes=prefer-standby");

@@ -11,6 +11,7 @@
 #include "DataTestSupport.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Data/DataException.h"
+#include "Poco/Clock.h"
 #include "Poco/Data/SessionPool.h"
 #include "Poco/Data/Statement.h"
 #include "Poco/Data/Transaction.h"
@@ -74,6 +75,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testStatementErrorCarriesSqlState);
 	CPPUNIT_TEST(testSessionPoolWithEightThreads);
 	CPPUNIT_TEST(testOpenDuringFailoverLandsOnPromotedNode);
+	CPPUNIT_TEST(testLoginTimeoutBoundsTheCheckout);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -343,6 +345,25 @@ public:
 		}
 		promote.join();
 		CPPUNIT_ASSERT_EQUAL(endpointOf(2), endpoint);
+	}
+
+	void testLoginTimeoutBoundsTheCheckout()
+	{
+		// one session per endpoint at most: a second Session waits for it, but only its login timeout (1 s)
+		const std::string text = primaryString("Maximum Pool Size=1;Checkout Timeout=30");
+		Session holder("bluetusk", text, 1);
+		Poco::Clock clock;
+		try
+		{
+			Session second("bluetusk", text, 1);
+			CPPUNIT_FAIL("the pool is full: the checkout must time out");
+		}
+		catch (BlueTusk::Data::ConnectionException& exc)
+		{
+			CPPUNIT_ASSERT(dynamic_cast<const BlueTusk::BlueTuskPoolTimeoutException*>(exc.nested()) != nullptr);
+		}
+		const double seconds = clock.elapsed() / 1e6;
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
 	}
 
 	void testSessionPoolWithEightThreads()

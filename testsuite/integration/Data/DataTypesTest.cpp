@@ -98,6 +98,7 @@ class DataTypesTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRecordSet);
 	CPPUNIT_TEST(testBulk);
 	CPPUNIT_TEST(testExtractErrors);
+	CPPUNIT_TEST(testAnyAndVar);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -423,6 +424,26 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), page.size());
 		CPPUNIT_ASSERT_EQUAL(9999, page.back());
 		CPPUNIT_ASSERT_EQUAL(std::string("label-9999"), pageLabels.back());
+	}
+
+	void testAnyAndVar()
+	{
+		Session session("bluetusk", primaryString());
+		Poco::Any number, text, stamp;
+		Poco::Dynamic::Var count, flag, day;
+		session << "SELECT 7::int4, 'seven'::text, timestamp '2024-02-29 01:02:03.5', 9000000000::int8, true, date '2024-02-29'",
+			into(number), into(text), into(stamp), into(count), into(flag), into(day), now;
+		CPPUNIT_ASSERT_EQUAL(7, Poco::AnyCast<Poco::Int32>(number));
+		CPPUNIT_ASSERT_EQUAL(std::string("seven"), Poco::AnyCast<std::string>(text));
+		CPPUNIT_ASSERT_EQUAL(500, Poco::AnyCast<Poco::DateTime>(stamp).millisecond());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(9000000000LL), count.extract<Poco::Int64>());
+		CPPUNIT_ASSERT(flag.extract<bool>());
+		CPPUNIT_ASSERT(day.extract<Poco::Data::Date>() == Poco::Data::Date(2024, 2, 29));
+		// and as parameters
+		Poco::Dynamic::Var in = 41;
+		int out = 0;
+		session << "SELECT $1::int4 + 1", use(in), into(out), now;
+		CPPUNIT_ASSERT_EQUAL(42, out);
 	}
 
 	void testExtractErrors()

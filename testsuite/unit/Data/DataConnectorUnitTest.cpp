@@ -8,6 +8,8 @@
 
 #include "BlueTusk/Data/Binder.h"
 #include "BlueTusk/Data/Connector.h"
+#include "BlueTusk/Data/ConnectorSubsystem.h"
+#include "Poco/Util/MapConfiguration.h"
 #include "BlueTusk/Data/DataException.h"
 #include "BlueTusk/Data/TypeMap.h"
 #include "BlueTusk/TypeOid.h"
@@ -69,6 +71,7 @@ class DataConnectorUnitTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRegistration);
 	CPPUNIT_TEST(testBinder);
 	CPPUNIT_TEST(testPasswordNeverShown);
+	CPPUNIT_TEST(testSubsystem);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -135,6 +138,26 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), rows.size());
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), rows[2].size());
 		CPPUNIT_ASSERT(rows[2][0].kind() == Parameter::Kind::Int32);
+	}
+
+	void testSubsystem()
+	{
+		Connector::unregisterConnector();   // setUp's registration
+		CPPUNIT_ASSERT(!registered());
+		Poco::AutoPtr<Poco::Util::MapConfiguration> config(new Poco::Util::MapConfiguration);
+		ConnectorSubsystem subsystem;
+		CPPUNIT_ASSERT_EQUAL(std::string("BlueTusk.Data"), std::string(subsystem.name()));
+		config->setBool("bluetusk.data.connector", false);
+		subsystem.open(*config);
+		CPPUNIT_ASSERT(!subsystem.isRegistered());
+		CPPUNIT_ASSERT(!registered());
+		config->setBool("bluetusk.data.connector", true);
+		subsystem.open(*config);
+		CPPUNIT_ASSERT(subsystem.isRegistered());
+		CPPUNIT_ASSERT(registered());
+		subsystem.close();
+		CPPUNIT_ASSERT(!registered());
+		Connector::registerConnector();     // for tearDown
 	}
 
 	void testPasswordNeverShown()
