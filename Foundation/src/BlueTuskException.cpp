@@ -144,6 +144,7 @@ std::string formatFields(const BlueTuskServerException::Fields& f)
 	if (!f.detail.empty()) text += "; DETAIL: " + f.detail;
 	if (!f.hint.empty()) text += "; HINT: " + f.hint;
 	if (f.position > 0) text += "; at character " + std::to_string(f.position);
+	if (!f.context.empty()) text += "; CONTEXT: " + f.context;
 	return text;
 }
 

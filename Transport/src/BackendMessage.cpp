@@ -187,7 +187,8 @@ BlueTuskServerException::Fields BackendMessage::errorFields() const
 		case 't': fields.table = value; break;
 		case 'c': fields.column = value; break;
 		case 'n': fields.constraint = value; break;
-		default: break; // other fields (W, p, q, d, F, L, R) are not kept; unknown ones must be ignored
+		case 'W': fields.context = value; break;
+		default: break; // other fields (p, q, d, F, L, R) are not kept; unknown ones must be ignored
 		}
 	}
 	if (!cursor.atEnd()) malformed("data after the terminator");
@@ -296,6 +297,17 @@ std::vector<Poco::UInt32> BackendMessage::parameterDescription() const
 	}
 	if (!cursor.atEnd()) malformed("trailing data");
 	return types;
+}
+
+
+Notification BackendMessage::notification() const
+{
+	FieldCursor cursor(body);
+	Notification result;
+	if (!cursor.int32(result.processId)) malformed("too short");
+	if (!cursor.cstring(result.channel) || !cursor.cstring(result.payload)) malformed("unterminated channel or payload");
+	if (!cursor.atEnd()) malformed("trailing data");
+	return result;
 }
 
 

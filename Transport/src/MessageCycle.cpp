@@ -80,7 +80,7 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 		}
 		return true;
 	case 'A':
-		if (transportLogger().debug()) transportLogger().debug("%s: asynchronous notification ignored", _endpoint.toString());
+		queueNotification(message);
 		return true;
 	default:
 		return false;
@@ -294,7 +294,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 				break;
 			case 'G': // CopyInResponse: refuse, the server then reports an error
 				_writer.begin('f');
-				_writer.putCString("COPY FROM STDIN is not supported by BlueTusk");
+				_writer.putCString("COPY FROM STDIN runs through Session::copyIn(), not as a query");
 				_writer.end();
 				_writer.send(_socket);
 				break;
@@ -305,7 +305,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 					BlueTuskServerException::Fields fields;
 					fields.severity = "ERROR";
 					fields.sqlState = "0A000";
-					fields.message = "COPY TO STDOUT is not supported by BlueTusk; the data was discarded";
+					fields.message = "COPY TO STDOUT runs through Session::copyOut(), not as a query; the data was discarded";
 					error.reset(new BlueTuskServerException(fields, true));
 				}
 				break;

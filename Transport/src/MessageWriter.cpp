@@ -85,6 +85,12 @@ void MessageWriter::putBytes(const std::string& bytes)
 }
 
 
+void MessageWriter::putBytes(const char* data, std::size_t size)
+{
+	_buffer.append(data, size);
+}
+
+
 void MessageWriter::end()
 {
 	poco_assert_msg(_open, "MessageWriter::end() without begin()");

@@ -118,6 +118,49 @@ void Session::endFetch()
 }
 
 
+Poco::UInt64 Session::queryEach(const std::string& sql, const Parameters& parameters, const std::function<bool(const RowView&)>& onRow)
+{
+	QueryResult result = query(sql, parameters);
+	Poco::UInt64 delivered = 0;
+	for (RowView row: result)
+	{
+		++delivered;
+		if (!onRow(row)) break;
+	}
+	return delivered;
+}
+
+
+std::unique_ptr<CopyIn> Session::copyIn(const std::string&, const std::vector<Poco::UInt32>&)
+{
+	unsupported("copyIn()");
+}
+
+
+Poco::UInt64 Session::copyOut(const std::string&, const std::function<void(const char*, std::size_t)>&)
+{
+	unsupported("copyOut()");
+}
+
+
+bool Session::waitForNotification(const Poco::Timespan&, Notification&)
+{
+	return false;
+}
+
+
+std::vector<Notification> Session::takeNotifications()
+{
+	return {};
+}
+
+
+Poco::UInt64 Session::notificationsDropped() const
+{
+	return 0;
+}
+
+
 void Session::unprepare(const PreparedStatement&)
 {
 	unsupported("unprepare()");

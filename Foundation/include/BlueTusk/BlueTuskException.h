@@ -108,6 +108,7 @@ public:
 		std::string hint;       /// field H
 		int position = 0;       /// field P (1-based character index), 0 when absent
 		std::string schema, table, column, constraint;
+		std::string context;    /// field W: where it happened ("COPY orders, line 3, column id: ...")
 	};
 
 	BlueTuskServerException(int code = 0);

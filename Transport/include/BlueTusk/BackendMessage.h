@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Notification.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/Types.h"
 #include <string>
@@ -57,6 +58,9 @@ struct BlueTusk_Transport_API BackendMessage
 
 	std::vector<Poco::UInt32> parameterDescription() const;
 		/// ParameterDescription 't': the type OID of each parameter.
+
+	Notification notification() const;
+		/// NotificationResponse 'A': the sender's process id, the channel and the payload.
 
 	std::string commandComplete() const;
 		/// CommandComplete 'C': the command tag.

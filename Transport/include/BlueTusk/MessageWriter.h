@@ -43,6 +43,7 @@ public:
 	void putCString(const std::string& text);
 		/// Appends text and a NUL. Throws BlueTuskProtocolException when text contains a NUL.
 	void putBytes(const std::string& bytes);
+	void putBytes(const char* data, std::size_t size);
 	void end();
 		/// Fills in the length of the message begun last.
 

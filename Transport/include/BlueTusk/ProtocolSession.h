@@ -24,10 +24,16 @@
 #include "Poco/Net/StreamSocket.h"
 #include "Poco/Timespan.h"
 #include <atomic>
+#include <deque>
 #include <map>
 #include <string>
 
 namespace BlueTusk {
+
+namespace Detail {
+class ProtocolCopyIn;
+}
+
 
 class BlueTusk_Transport_API ProtocolSession: public Session
 	/// A Session over the PostgreSQL protocol 3.0 (PostgreSQL docs chapter 55), created by
@@ -100,6 +106,12 @@ public:
 	Poco::UInt64 fetchId() const;
 	void endFetch();
 	void unprepare(const PreparedStatement& statement);
+	Poco::UInt64 queryEach(const std::string& sql, const Parameters& parameters, const std::function<bool(const RowView&)>& onRow);
+	std::unique_ptr<CopyIn> copyIn(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes = {});
+	Poco::UInt64 copyOut(const std::string& sql, const std::function<void(const char* data, std::size_t size)>& onData);
+	bool waitForNotification(const Poco::Timespan& timeout, Notification& notification);
+	std::vector<Notification> takeNotifications();
+	Poco::UInt64 notificationsDropped() const;
 	StatementStatistics statementStatistics() const;
 	void setStatementCounters(std::shared_ptr<StatementCounters> counters);
 	Poco::UInt64 sessionId() const;
@@ -213,6 +225,14 @@ private:
 		/// Ends an open portal before another command: keepRest reads its remaining rows into
 		/// _fetchAhead first (Execute without a limit), else they are dropped. Then Sync.
 	QueryResult takeAhead(std::size_t rows);
+
+	// CopyStream.cpp, RowStream.cpp, Notifications.cpp
+	friend class Detail::ProtocolCopyIn;
+	void startCopy(const std::string& sql, char expected, std::vector<Poco::Int16>* formats);
+		/// Sends sql (simple query) and reads up to its CopyInResponse ('G') or CopyOutResponse ('H').
+	void drainToReady();
+		/// Reads and drops everything up to ReadyForQuery, swallowing an ErrorResponse (used after a cancel).
+	void queueNotification(const BackendMessage& message);
 	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
 		std::unique_ptr<BlueTuskServerException>& error);
 
@@ -264,6 +284,9 @@ private:
 	QueryResult _fetchAhead;                            /// rows read ahead when another command ended the portal
 	std::size_t _fetchAheadNext = 0;                    /// the next of those to hand out
 	Poco::UInt64 _fetchId = 0;
+	bool _copyInProgress = false;                       /// a CopyIn is open: no other command may run
+	std::deque<Notification> _notifications;
+	Poco::UInt64 _notificationsDropped = 0;
 };
 
 } // namespace BlueTusk

@@ -12,6 +12,8 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/CopyIn.h"
+#include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
 #include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/QueryResult.h"
@@ -19,6 +21,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Timestamp.h"
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -186,6 +189,37 @@ public:
 
 	virtual void endFetch();
 		/// Forgets the rest of the fetch and ends its portal (Sync). Never needed for correctness.
+
+	virtual Poco::UInt64 queryEach(const std::string& sql, const Parameters& parameters, const std::function<bool(const RowView&)>& onRow);
+		/// Runs sql (prepared through the statement cache, binary results) and hands each row to onRow as
+		/// it is parsed, without keeping it: the client's memory stays bounded by one row plus the read
+		/// buffer, whatever the result's size. onRow returning false stops the delivery: a CancelRequest
+		/// stops the server and the rest is read and dropped (the session is usable afterwards). An
+		/// exception from onRow does the same, then propagates. Returns the rows delivered. The default
+		/// runs query() and walks its rows.
+
+	virtual std::unique_ptr<CopyIn> copyIn(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes = {});
+		/// Starts sql, a COPY ... FROM STDIN (CopyIn.h). columnTypes: the type OIDs of the copied columns,
+		/// for binary rows (optional). Throws BlueTuskServerException (bad COPY), BlueTuskUsageException (sql
+		/// is not a COPY FROM STDIN; it ran to its end). The default throws BlueTuskUsageException.
+
+	virtual Poco::UInt64 copyOut(const std::string& sql, const std::function<void(const char* data, std::size_t size)>& onData);
+		/// Runs sql, a COPY ... TO STDOUT, and hands each chunk of its data (a CopyData message: for text
+		/// and CSV one row) to onData as it arrives. Returns the rows copied. An exception from onData stops
+		/// the delivery (the rest is read and dropped) and propagates; the session stays usable. The default
+		/// throws BlueTuskUsageException.
+
+	virtual bool waitForNotification(const Poco::Timespan& timeout, Notification& notification);
+		/// The oldest notification received on this session (LISTEN; NotificationResponse, also those
+		/// that arrived during other commands), waiting up to timeout for one without polling the server
+		/// (the socket is watched for readability). False when none came in time. Throws
+		/// BlueTuskSessionBrokenException when the connection fails while waiting. Default: false.
+
+	virtual std::vector<Notification> takeNotifications();
+		/// Every notification queued so far, oldest first (no I/O). The queue keeps at most 100,000; beyond
+		/// that the oldest are dropped and notificationsDropped() counts them.
+
+	virtual Poco::UInt64 notificationsDropped() const;
 
 	virtual void unprepare(const PreparedStatement& statement);
 		/// Closes the statement on the server (the Close goes in front of the next extended-protocol

@@ -1,0 +1,298 @@
+//
+// BulkPathTest.cpp
+//
+// Row streaming, COPY and LISTEN/NOTIFY on the primary: 1,000,000 streamed rows checked value by value,
+// stopping early, COPY FROM STDIN of 100,000 rows in text, CSV and binary read back by checksum, a bad
+// row (its line named), an abort midway (nothing kept), COPY TO STDOUT equal to what psql's \copy writes,
+// and notifications with payloads, also those that arrive while a long query runs.
+//
+
+#include "BlueTusk/BlueTuskException.h"
+#include "TransportTestSupport.h"
+#include "Poco/Clock.h"
+#include "Poco/Pipe.h"
+#include "Poco/PipeStream.h"
+#include "Poco/Process.h"
+#include "Poco/StreamCopier.h"
+#include <cppunit/TestFixture.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <thread>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+std::string scalar(Session& session, const std::string& sql)
+{
+	return session.executeSimple(sql).front().rows.at(0).at(0).value_or("NULL");
+}
+
+
+const char* CHECKSUM = "SELECT count(*)::text || '/' || sum(id)::text || '/' || sum(length(name))::text || '/' || "
+	"coalesce(sum(extract(epoch FROM at))::bigint, 0)::text FROM copied";
+
+
+std::string psqlCopyOut(const std::string& table)
+	/// What psql's \copy <table> TO STDOUT writes.
+{
+	const ClusterInfo& c = cluster();
+	Poco::Process::Env env;
+	env["PGPASSWORD"] = c.password;
+	Poco::Pipe out;
+	Poco::ProcessHandle handle = Poco::Process::launch("psql", {"-X", "-q", "-h", c.hosts.at(0), "-p", std::to_string(c.port), "-U", c.user,
+		"-d", c.database, "-c", "\\copy " + table + " TO STDOUT"}, "", nullptr, &out, nullptr, env);
+	Poco::PipeInputStream stream(out);
+	std::string text;
+	Poco::StreamCopier::copyToString(stream, text);
+	CPPUNIT_ASSERT_EQUAL(0, handle.wait());
+	return text;
+}
+
+} // namespace
+
+
+class BulkPathTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(BulkPathTest);
+	CPPUNIT_TEST(testStreamMillionRows);
+	CPPUNIT_TEST(testStreamStopsEarly);
+	CPPUNIT_TEST(testCopyInTextCsvBinary);
+	CPPUNIT_TEST(testCopyBadRowNamesLine);
+	CPPUNIT_TEST(testCopyAbortKeepsNothing);
+	CPPUNIT_TEST(testCopyOutEqualsPsql);
+	CPPUNIT_TEST(testCopyMisuse);
+	CPPUNIT_TEST(testNotifications);
+	CPPUNIT_TEST(testNotificationDuringLongQuery);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testStreamMillionRows()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		Poco::Int64 expected = 0, sum = 0, textBytes = 0;
+		bool inOrder = true;
+		const Poco::UInt64 rows = session->queryEach("SELECT i::int8, 'v' || i FROM generate_series(1, $1::int4) AS i", {1000000},
+			[&](const RowView& row)
+			{
+				const Poco::Int64 value = row.get<Poco::Int64>(0);
+				inOrder = inOrder && value == ++expected;
+				sum += value;
+				textBytes += static_cast<Poco::Int64>(row.raw(1)->size());
+				return true;
+			});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1000000), rows);
+		CPPUNIT_ASSERT(inOrder);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(500000500000LL), sum);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(6888896), textBytes);   // "v1".."v1000000"
+	}
+
+	void testStreamStopsEarly()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		Poco::Clock clock;
+		int seen = 0;
+		const Poco::UInt64 rows = session->queryEach("SELECT i FROM generate_series(1, 50000000) AS i", {},
+			[&](const RowView& row) { return ++seen < 10 && row.get<Poco::Int32>(0) > 0; });
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(10), rows);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(clock.elapsed()), clock.elapsed() < 5000000);   // cancelled, not read to the end
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(3), session->query("SELECT 3").row(0).get<Poco::Int32>(0));
+		// an exception from the callback stops it too, and reaches the caller
+		try
+		{
+			session->queryEach("SELECT i FROM generate_series(1, 1000) AS i", {}, [](const RowView&) -> bool { throw std::runtime_error("stop here"); });
+			CPPUNIT_FAIL("the callback's exception must propagate");
+		}
+		catch (std::runtime_error& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("stop here"), std::string(exc.what()));
+		}
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(4), session->query("SELECT 4").row(0).get<Poco::Int32>(0));
+	}
+
+	void testCopyInTextCsvBinary()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE copied (id int, name text, at timestamptz)");
+		// text format, rows split across writes at odd places
+		{
+			std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied FROM STDIN");
+			CPPUNIT_ASSERT(!copy->isBinary());
+			std::string data;
+			for (int i = 1; i <= 100000; ++i) data += std::to_string(i) + "\tname-" + std::to_string(i) + "\t2000-01-01 00:00:" + std::to_string(i % 60) + "+00\n";
+			for (std::size_t at = 0; at < data.size(); at += 70001) copy->write(data.substr(at, 70001));
+			CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100000), copy->finish());
+		}
+		const std::string text = scalar(*session, CHECKSUM);
+		session->executeSimple("TRUNCATE copied");
+		{
+			std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied FROM STDIN (FORMAT csv)");
+			std::string data;
+			for (int i = 1; i <= 100000; ++i) data += std::to_string(i) + ",\"name-" + std::to_string(i) + "\",2000-01-01 00:00:" + std::to_string(i % 60) + "+00\n";
+			copy->write(data);
+			CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100000), copy->finish());
+		}
+		CPPUNIT_ASSERT_EQUAL(text, scalar(*session, CHECKSUM));
+		session->executeSimple("TRUNCATE copied");
+		{
+			std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied FROM STDIN (FORMAT binary)", {TypeOid::Int4, TypeOid::Text, TypeOid::TimestampTz});
+			CPPUNIT_ASSERT(copy->isBinary());
+			for (int i = 1; i <= 100000; ++i)
+				copy->writeRow({i, "name-" + std::to_string(i), Poco::Timestamp((946684800LL + i % 60) * 1000000)});
+			CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100000), copy->finish());
+		}
+		CPPUNIT_ASSERT_EQUAL(text, scalar(*session, CHECKSUM));
+		CPPUNIT_ASSERT_EQUAL(std::string("100000/5000050000/988895"), text.substr(0, text.rfind('/')));
+	}
+
+	void testCopyBadRowNamesLine()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE copied (id int, name text, at timestamptz)");
+		std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied (id, name) FROM STDIN");
+		copy->write("1\tone\n2\ttwo\nthree\t3\n4\tfour\n");
+		try
+		{
+			copy->finish();
+			CPPUNIT_FAIL("the third line is not an int");
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("22P02"), exc.sqlState());
+			CPPUNIT_ASSERT_MESSAGE(exc.fields().context, exc.fields().context.find("line 3") != std::string::npos);
+			CPPUNIT_ASSERT(exc.message().find("CONTEXT: COPY copied, line 3") != std::string::npos);
+			CPPUNIT_ASSERT(exc.sessionUsable());
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM copied"));
+	}
+
+	void testCopyAbortKeepsNothing()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE copied (id int, name text, at timestamptz)");
+		{
+			std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied (id) FROM STDIN");
+			for (int i = 0; i < 1000; ++i) copy->write(std::to_string(i) + "\n");
+			copy->abort("the application changed its mind");
+			CPPUNIT_ASSERT(!copy->isOpen());
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM copied"));
+		// an exception in the caller's code: the CopyIn's destructor sends CopyFail
+		try
+		{
+			std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied (id) FROM STDIN");
+			copy->write("1\n2\n");
+			throw std::runtime_error("the producer failed");
+		}
+		catch (std::runtime_error&)
+		{
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM copied"));
+		CPPUNIT_ASSERT(!session->isBroken());
+	}
+
+	void testCopyOutEqualsPsql()
+	{
+		ProtocolSession::Ptr admin = openNode(1);
+		admin->executeSimple("DROP TABLE IF EXISTS copy_source; CREATE TABLE copy_source AS "
+			"SELECT i AS id, 'name ' || i || E'\\ttab' AS name, CASE WHEN i % 10 = 0 THEN NULL ELSE i * 1.5 END AS amount "
+			"FROM generate_series(1, 20000) AS i");
+		std::string data;
+		std::size_t chunks = 0;
+		const Poco::UInt64 rows = admin->copyOut("COPY copy_source TO STDOUT", [&](const char* bytes, std::size_t size)
+		{
+			data.append(bytes, size);
+			++chunks;
+		});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(20000), rows);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(20000), chunks);   // one CopyData per row in text format
+		CPPUNIT_ASSERT(data == psqlCopyOut("copy_source"));
+		CPPUNIT_ASSERT(data.find("name 10\\ttab\t\\N\n") != std::string::npos);
+		// the consumer's exception stops the delivery; the session goes on
+		try
+		{
+			admin->copyOut("COPY copy_source TO STDOUT (FORMAT csv)", [](const char*, std::size_t) { throw std::runtime_error("disk full"); });
+			CPPUNIT_FAIL("the consumer's exception must propagate");
+		}
+		catch (std::runtime_error&)
+		{
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("20000"), scalar(*admin, "SELECT count(*) FROM copy_source"));
+	}
+
+	void testCopyMisuse()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE copied (id int)");
+		CPPUNIT_ASSERT_THROW(session->copyIn("SELECT 1"), BlueTuskUsageException);
+		CPPUNIT_ASSERT_THROW(session->copyIn("COPY copied TO STDOUT"), BlueTuskUsageException);
+		CPPUNIT_ASSERT_THROW(session->copyOut("COPY copied FROM STDIN", [](const char*, std::size_t) {}), BlueTuskUsageException);
+		try
+		{
+			session->copyIn("COPY no_such_table FROM STDIN");
+			CPPUNIT_FAIL("unknown table");
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("42P01"), exc.sqlState());
+		}
+		std::unique_ptr<CopyIn> copy = session->copyIn("COPY copied FROM STDIN");
+		CPPUNIT_ASSERT_THROW(session->query("SELECT 1"), BlueTuskUsageException);   // one thing at a time
+		copy->write("5\n");
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), copy->finish());
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT count(*) FROM copied"));
+	}
+
+	void testNotifications()
+	{
+		ProtocolSession::Ptr listener = openNode(1);
+		ProtocolSession::Ptr sender = openNode(1);
+		listener->executeSimple("LISTEN orders_placed; LISTEN orders_cancelled");
+		Notification notification;
+		Poco::Clock clock;
+		CPPUNIT_ASSERT(!listener->waitForNotification(Poco::Timespan(0, 300000), notification));   // nothing yet
+		CPPUNIT_ASSERT(clock.elapsed() >= 290000 && clock.elapsed() < 2000000);
+		const std::string senderPid = scalar(*sender, "SELECT pg_backend_pid()::text");
+		sender->executeSimple("NOTIFY orders_placed, 'order 17'");
+		CPPUNIT_ASSERT(listener->waitForNotification(Poco::Timespan(5, 0), notification));
+		CPPUNIT_ASSERT_EQUAL(std::string("orders_placed"), notification.channel);
+		CPPUNIT_ASSERT_EQUAL(std::string("order 17"), notification.payload);
+		CPPUNIT_ASSERT_EQUAL(senderPid, std::to_string(notification.processId));
+		// one from a thread while the listener waits
+		std::thread later([&] { std::this_thread::sleep_for(std::chrono::milliseconds(200)); sender->executeSimple("SELECT pg_notify('orders_cancelled', '')"); });
+		const bool arrived = listener->waitForNotification(Poco::Timespan(5, 0), notification);
+		later.join();
+		CPPUNIT_ASSERT(arrived);
+		CPPUNIT_ASSERT_EQUAL(std::string("orders_cancelled"), notification.channel);
+		CPPUNIT_ASSERT_EQUAL(std::string(), notification.payload);
+		// a pooled return resets with UNLISTEN *: no more notifications after a reset
+		listener->reset(true);
+		sender->executeSimple("NOTIFY orders_placed, 'after the reset'");
+		CPPUNIT_ASSERT(!listener->waitForNotification(Poco::Timespan(0, 300000), notification));
+	}
+
+	void testNotificationDuringLongQuery()
+	{
+		ProtocolSession::Ptr listener = openNode(1);
+		ProtocolSession::Ptr sender = openNode(1);
+		listener->executeSimple("LISTEN jobs");
+		std::thread notifier([&]
+		{
+			std::this_thread::sleep_for(std::chrono::milliseconds(150));
+			sender->executeSimple("NOTIFY jobs, 'first'; NOTIFY jobs, 'second'");
+		});
+		listener->executeSimple("SELECT pg_sleep(0.6)");   // the notifications arrive while this runs
+		notifier.join();
+		// PostgreSQL delivers them when the listener's query ends; they were queued, none lost
+		listener->query("SELECT 1");
+		std::vector<Notification> all = listener->takeNotifications();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(2), all.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("first"), all[0].payload);
+		CPPUNIT_ASSERT_EQUAL(std::string("second"), all[1].payload);
+		CPPUNIT_ASSERT(listener->takeNotifications().empty());
+	}
+};
+
+
+CPPUNIT_TEST_SUITE_REGISTRATION(BulkPathTest);
