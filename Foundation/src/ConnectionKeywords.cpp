@@ -83,7 +83,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 		{"Username", "user", "PGUSER", Setting::Username,
 			[](S& s, const std::string& v, const std::string&) { s.username = v; }},
 		{"Password", "password", "PGPASSWORD", Setting::Password,
-			[](S& s, const std::string& v, const std::string&) { s.password = v; }},
+			[](S& s, const std::string& v, const std::string&) { s.password = v; s._secrets.push_back(v); }},
 		{"Application Name", "application_name", "PGAPPNAME", Setting::ApplicationName,
 			[](S& s, const std::string& v, const std::string&) { s.applicationName = v; }},
 		{"Target Session Attributes", "target_session_attrs", "PGTARGETSESSIONATTRS", Setting::TargetSessionAttributes,

@@ -17,9 +17,9 @@ namespace BlueTusk {
 
 namespace {
 
-std::string describeException(const std::exception_ptr& error)
-	/// The displayText() of a Poco exception or what() of another, for log lines. Session and factory
-	/// exceptions never carry secrets (DESIGN.md section 4, "Secrets").
+std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor)
+	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
+	/// factory other than BlueTusk's own may not have redacted it; DESIGN.md section 4, "Secrets").
 {
 	try
 	{
@@ -27,11 +27,11 @@ std::string describeException(const std::exception_ptr& error)
 	}
 	catch (Poco::Exception& exc)
 	{
-		return exc.displayText();
+		return redactor.redact(exc.displayText());
 	}
 	catch (std::exception& exc)
 	{
-		return exc.what();
+		return redactor.redact(exc.what());
 	}
 	catch (...)
 	{
@@ -122,7 +122,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
 			m.dispatchLocked(*this, closer);
 		}
-		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error));
+		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error, m.redactor));
 		std::rethrow_exception(error);
 	}
 
@@ -249,7 +249,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			catch (...)
 			{
 				if (m.logger.debug())
-					m.logger.debug("resetting a session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+					m.logger.debug("resetting a session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 				broken = true;
 			}
 		}
@@ -266,7 +266,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": releasing a session failed: " + describeException(std::current_exception()));
+		m.logger.error(_endpoint.toString() + ": releasing a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -305,7 +305,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": adopting a session failed: " + describeException(std::current_exception()));
+		m.logger.error(_endpoint.toString() + ": adopting a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -411,7 +411,7 @@ int EndpointPool::prunePool(bool background)
 				}
 				catch (...)
 				{
-					m.logger.error(_endpoint.toString() + ": the eviction policy failed: " + describeException(std::current_exception()));
+					m.logger.error(_endpoint.toString() + ": the eviction policy failed: " + describeException(std::current_exception(), m.redactor));
 				}
 				std::set<std::size_t> doomed;
 				for (std::size_t index: selected)
@@ -476,7 +476,7 @@ void EndpointPool::flushPendingResets()
 		catch (...)
 		{
 			if (m.logger.debug())
-				m.logger.debug("resetting an idle session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+				m.logger.debug("resetting an idle session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 			broken = true;
 		}
 		if (entry->session->isBroken()) broken = true;
@@ -539,7 +539,7 @@ void EndpointPool::warmUpPool(bool background)
 				++_impl->connectFailures;
 				m.dispatchLocked(*this, closer);
 			}
-			m.logger.warning("warming up the pool of " + _endpoint.toString() + " failed: " + describeException(error));
+			m.logger.warning("warming up the pool of " + _endpoint.toString() + " failed: " + describeException(error, m.redactor));
 			return;
 		}
 		PoolEntryPtr entry(new PoolEntry);

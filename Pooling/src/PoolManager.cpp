@@ -70,6 +70,7 @@ std::size_t SessionCloser::size() const
 PoolManager::Impl::Impl(const ConnectionSettings& settings_, SessionFactory::Ptr factory_,
 		EvictionPolicy::Ptr eviction_, const Options& options_, PoolClock::Ptr clock_):
 	settings(settings_),
+	redactor(settings_.redactor()),
 	factory(std::move(factory_)),
 	eviction(std::move(eviction_)),
 	options(options_),
@@ -300,11 +301,11 @@ void PoolManager::Impl::pruneLoop()
 			}
 			catch (Poco::Exception& exc)
 			{
-				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.displayText());
+				logger.error("pruning " + pool->endpoint().toString() + " failed: " + redactor.redact(exc.displayText()));
 			}
 			catch (std::exception& exc)
 			{
-				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.what());
+				logger.error("pruning " + pool->endpoint().toString() + " failed: " + redactor.redact(exc.what()));
 			}
 		}
 		lock.lock();

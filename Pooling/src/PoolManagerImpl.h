@@ -115,6 +115,7 @@ struct PoolManager::Impl
 		const Options& options, PoolClock::Ptr clock);
 
 	ConnectionSettings settings;
+	SecretRedactor redactor;   /// settings.redactor(): every log line with an exception's text passes it
 	SessionFactory::Ptr factory;
 	EvictionPolicy::Ptr eviction;
 	Options options;
