@@ -64,7 +64,7 @@ const BlueTuskHostEndpoint& EndpointPool::endpoint() const
 PoolEntryPtr EndpointPool::tryTakeIdle()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->pending > 0) return nullptr;
 	PoolEntryPtr entry = m.takeIdleLocked(*this, closer);
@@ -115,14 +115,14 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 	if (error)
 	{
 		{
-			Detail::SessionCloser closer(m.logger);
+			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			--_impl->busy;
 			// A parallel race's loser, cancelled because another endpoint won, did not fail to connect.
 			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
 			m.dispatchLocked(*this, closer);
 		}
-		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error, m.redactor));
+		if (m.logger.debug()) m.logger.debug("opening a session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
 		std::rethrow_exception(error);
 	}
 
@@ -144,7 +144,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		_impl->noteRole(*session, true);
 	}
 	entry->session = std::move(session);
-	if (m.logger.debug()) m.logger.debug("opened a session to " + _endpoint.toString());
+	if (m.logger.debug()) m.logger.debug("opened a session to " + m.redactor.redact(_endpoint.toString()));
 	return entry;
 }
 
@@ -152,11 +152,11 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 void EndpointPool::cancelReservation()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->busy <= 0)
 	{
-		m.logger.error(_endpoint.toString() + ": cancelReservation() without a reservation ignored");
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": cancelReservation() without a reservation ignored");
 		return;
 	}
 	--_impl->busy;
@@ -175,7 +175,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		if (!entry->session)
 		{
 			// The holder kept or destroyed the session object: only the bookkeeping is left to undo.
@@ -249,7 +249,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			catch (...)
 			{
 				if (m.logger.debug())
-					m.logger.debug("resetting a session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
+					m.logger.debug("resetting a session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 				broken = true;
 			}
 		}
@@ -266,7 +266,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": releasing a session failed: " + describeException(std::current_exception(), m.redactor));
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": releasing a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -277,7 +277,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		Poco::Timespan lifetime = 0;
 		try
 		{
@@ -305,7 +305,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": adopting a session failed: " + describeException(std::current_exception(), m.redactor));
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": adopting a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -313,7 +313,7 @@ void EndpointPool::adopt(Session::Ptr session)
 void EndpointPool::drain()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	{
 		std::lock_guard<std::mutex> lock(m.mutex);
 		const bool wasDraining = _impl->draining;
@@ -326,7 +326,7 @@ void EndpointPool::drain()
 		_impl->idle.clear();
 		m.failDrainedWaitersLocked(closer);
 		if (!wasDraining)
-			m.logger.information("draining the pool of " + _endpoint.toString() + ": closing " + std::to_string(closer.size()) +
+			m.logger.information("draining the pool of " + m.redactor.redact(_endpoint.toString()) + ": closing " + std::to_string(closer.size()) +
 				" idle session(s) now and " + std::to_string(_impl->busy) + " busy one(s) when they return");
 	}
 	closer.closeAll();
@@ -336,11 +336,11 @@ void EndpointPool::drain()
 void EndpointPool::resume()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (!_impl->draining) return;
 	_impl->draining = false;
-	m.logger.information("the pool of " + _endpoint.toString() + " hands out sessions again");
+	m.logger.information("the pool of " + m.redactor.redact(_endpoint.toString()) + " hands out sessions again");
 	m.dispatchLocked(*this, closer);
 }
 
@@ -355,7 +355,7 @@ bool EndpointPool::isDraining() const
 void EndpointPool::setSizes(int minSize, int maxSize)
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	_impl->maxSize = m.options.enforceMaximum ? std::max(1, maxSize) : 0;
 	_impl->minSize = m.options.keepIdle ? std::max(0, minSize) : 0;
@@ -396,7 +396,7 @@ int EndpointPool::prunePool(bool background)
 	PoolManager::Impl& m = *_manager._impl;
 	int evicted = 0;
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			if (!_impl->idle.empty() && !_impl->draining)
@@ -411,7 +411,7 @@ int EndpointPool::prunePool(bool background)
 				}
 				catch (...)
 				{
-					m.logger.error(_endpoint.toString() + ": the eviction policy failed: " + describeException(std::current_exception(), m.redactor));
+					m.logger.error(m.redactor.redact(_endpoint.toString()) + ": the eviction policy failed: " + describeException(std::current_exception(), m.redactor));
 				}
 				std::set<std::size_t> doomed;
 				for (std::size_t index: selected)
@@ -430,7 +430,7 @@ int EndpointPool::prunePool(bool background)
 			}
 		}
 		if (evicted > 0 && m.logger.debug())
-			m.logger.debug(_endpoint.toString() + ": evicted " + std::to_string(evicted) + " idle session(s)");
+			m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": evicted " + std::to_string(evicted) + " idle session(s)");
 	}
 	flushPendingResets();
 	warmUpPool(background);
@@ -476,16 +476,16 @@ void EndpointPool::flushPendingResets()
 		catch (...)
 		{
 			if (m.logger.debug())
-				m.logger.debug("resetting an idle session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
+				m.logger.debug("resetting an idle session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 			broken = true;
 		}
 		if (entry->session->isBroken()) broken = true;
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		if (broken) m.discardLocked(*this, std::move(entry->session), false, closer);
 		else m.parkLocked(*this, std::move(entry), closer);   // lastReturned kept: idle lifetime unchanged
 	}
-	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
+	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
 }
 
 
@@ -510,7 +510,7 @@ void EndpointPool::warmUpPool(bool background)
 	{
 		const int unopened = needed - i;
 		{
-			Detail::SessionCloser closer(m.logger);
+			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			if (_impl->draining || m.stopping || (background && m.stopPruning))
 			{
@@ -533,13 +533,13 @@ void EndpointPool::warmUpPool(bool background)
 		if (error)
 		{
 			{
-				Detail::SessionCloser closer(m.logger);
+				Detail::SessionCloser closer(m.logger, m.redactor);
 				std::lock_guard<std::mutex> lock(m.mutex);
 				_impl->busy -= unopened;
 				++_impl->connectFailures;
 				m.dispatchLocked(*this, closer);
 			}
-			m.logger.warning("warming up the pool of " + _endpoint.toString() + " failed: " + describeException(error, m.redactor));
+			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
 			return;
 		}
 		PoolEntryPtr entry(new PoolEntry);
@@ -552,7 +552,7 @@ void EndpointPool::warmUpPool(bool background)
 		catch (...)
 		{
 		}
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		++_impl->created;
 		_impl->noteRole(*entry->session, true);
@@ -560,7 +560,7 @@ void EndpointPool::warmUpPool(bool background)
 		entry->info.lastReturned = entry->info.createdAt;
 		m.parkLocked(*this, std::move(entry), closer);
 	}
-	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": warmed up to " + std::to_string(needed) + " more session(s)");
+	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": warmed up to " + std::to_string(needed) + " more session(s)");
 }
 
 } // namespace BlueTusk

@@ -235,6 +235,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	}
 
 	_phase = "startup";
+	_username = settings.username; // an error before any authentication request names the configured user too
 	std::vector<std::pair<std::string, std::string>> parameters;
 	parameters.emplace_back("user", settings.username);
 	parameters.emplace_back("database", settings.database.empty() ? settings.username : settings.database);
