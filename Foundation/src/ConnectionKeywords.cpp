@@ -126,6 +126,10 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.targetSessionAttributes = readOnly(v, src); }},
 		{"Command Timeout", nullptr, nullptr, Setting::CommandTimeout,
 			[](S& s, const std::string& v, const std::string& src) { s.commandTimeout = parseSeconds(v, src); }},
+		{"Require Auth", "require_auth", "PGREQUIREAUTH", Setting::RequireAuth,
+			[](S& s, const std::string& v, const std::string& src) { s.requireAuth = RequireAuth::parse(v, src); }},
+		{"Channel Binding", "channel_binding", "PGCHANNELBINDING", Setting::ChannelBinding,
+			[](S& s, const std::string& v, const std::string& src) { s.channelBinding = parseChannelBinding(v, src); }},
 	};
 	return keywords;
 }

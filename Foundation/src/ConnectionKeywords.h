@@ -25,7 +25,7 @@ enum class Setting
 	Host, Port, Database, Username, Password, ApplicationName, TargetSessionAttributes, HostOrder,
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
-	CommandTimeout
+	CommandTimeout, RequireAuth, ChannelBinding
 };
 
 
@@ -44,7 +44,8 @@ struct ConnectionKeywords
 	};
 
 	static const std::vector<Keyword>& all();
-		/// Every keyword, in the order of DESIGN.md's table, then readonly and Command Timeout.
+		/// Every keyword, in the order of DESIGN.md's table, then readonly, Command Timeout, Require Auth
+		/// and Channel Binding.
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

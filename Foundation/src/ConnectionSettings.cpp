@@ -181,6 +181,8 @@ std::string ConnectionSettings::toString() const
 	add("SSL Mode", BlueTusk::toString(sslMode));
 	addText("Root Certificate", rootCertificate);
 	addText("Passfile", passfile);
+	add("Require Auth", requireAuth.toString());
+	add("Channel Binding", BlueTusk::toString(channelBinding));
 
 	const ConnectionSettings defaults;
 	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
@@ -249,7 +251,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		noResetOnClose == other.noResetOnClose &&
 		evictionPolicy == other.evictionPolicy &&
 		pluginPath == other.pluginPath &&
-		commandTimeout == other.commandTimeout;
+		commandTimeout == other.commandTimeout &&
+		requireAuth == other.requireAuth &&
+		channelBinding == other.channelBinding;
 }
 
 

@@ -562,6 +562,16 @@ bool FakeBackend::authenticate(Connection& connection, const BackendScript& scri
 	bool ok = true;
 	char type = 0;
 	std::string body;
+	const std::string mechanisms("SCRAM-SHA-256\0\0", 15);
+	auto downgrade = [&]()
+		/// The script's second request after a first round; the client's answer (if any) is accepted.
+	{
+		const std::string request = script.downgradeTo == Auth::Cleartext ? Wire::authentication(3) :
+			script.downgradeTo == Auth::Md5 ? Wire::authentication(5, randomBytes(4)) : Wire::authentication(10, mechanisms);
+		if (!send(connection, request) || !readMessage(connection, type, body) || type != 'p') return false;
+		++_passwords;
+		return send(connection, Wire::authentication(0));
+	};
 	switch (script.authentication)
 	{
 	case Auth::Trust:
@@ -572,6 +582,7 @@ bool FakeBackend::authenticate(Connection& connection, const BackendScript& scri
 		if (!readMessage(connection, type, body) || type != 'p') return false;
 		++_passwords;
 		std::string password = Wire::MessageReader(body).cstring();
+		if (script.downgradeTo != Auth::Trust) return downgrade();
 		ok = !script.rejectPassword && password == script.password;
 		break;
 	}
@@ -582,12 +593,12 @@ bool FakeBackend::authenticate(Connection& connection, const BackendScript& scri
 		if (!readMessage(connection, type, body) || type != 'p') return false;
 		++_passwords;
 		std::string answer = Wire::MessageReader(body).cstring();
+		if (script.downgradeTo != Auth::Trust) return downgrade();
 		ok = !script.rejectPassword && answer == "md5" + md5Hex(md5Hex(script.password + user) + salt);
 		break;
 	}
 	case Auth::ScramSha256:
 	{
-		std::string mechanisms("SCRAM-SHA-256\0\0", 15);
 		if (!send(connection, Wire::authentication(10, mechanisms))) return false;
 		if (!readMessage(connection, type, body) || type != 'p') return false;
 		Wire::MessageReader initial(body);
@@ -599,7 +610,8 @@ bool FakeBackend::authenticate(Connection& connection, const BackendScript& scri
 		}
 		Poco::Int32 length = initial.int32();
 		std::string clientFirst = length > 0 ? initial.bytes(static_cast<std::size_t>(length)) : "";
-		Detail::ScramServer scram(script.password);
+		if (script.downgradeTo != Auth::Trust) return downgrade();
+		Detail::ScramServer scram(script.password, script.scramIterations);
 		std::string serverFirst;
 		try
 		{

@@ -66,6 +66,12 @@ public:
 	std::string evictionPolicy = "standard";   /// Eviction Policy
 	std::vector<std::string> pluginPath;       /// Plugin Path: extra plugin directories or files
 	Poco::Timespan commandTimeout = 0;         /// Command Timeout (0: none)
+	RequireAuth requireAuth;
+		/// Require Auth / require_auth (PGREQUIREAUTH): the authentication methods the server may use
+		/// (libpq 16 semantics; empty: any). A server asking for another fails the open with
+		/// BlueTuskAuthenticationException.
+	ChannelBinding channelBinding = ChannelBinding::Prefer;
+		/// Channel Binding / channel_binding (PGCHANNELBINDING): disable, prefer, require.
 
 	ConnectionSettings();
 
