@@ -130,9 +130,11 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 		if (deadline.watch() && deadline.watch()->remove(_socket))
 			throw Poco::Net::NetException("connection attempt cancelled");
 	}
-	catch (Poco::TimeoutException&)
+	catch (Poco::TimeoutException& exc)
 	{
 		_broken = true;
+		// the SCRAM key derivation's own timeout says what took the time; any other is the server's silence
+		if (exc.message().compare(0, 5, "SCRAM") == 0) throw;
 		throw Poco::TimeoutException("no answer within the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) +
 			" ms, during " + _phase);
 	}
@@ -375,7 +377,7 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 		break;
 	case 11: // AuthenticationSASLContinue
 		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLContinue without a SASL exchange");
-		_writer.saslResponse(_scram->clientFinalMessage(message.authenticationData()));
+		_writer.saslResponse(_scram->clientFinalMessage(message.authenticationData(), _deadline));
 		break;
 	case 12: // AuthenticationSASLFinal
 		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLFinal without a SASL exchange");

@@ -78,6 +78,7 @@ struct BackendScript
 	std::string password;                /// the password the client must send (Cleartext, Md5, ScramSha256)
 	bool rejectPassword = false;         /// every password is rejected: FATAL 28P01
 	bool corruptServerSignature = false; /// SCRAM: send a server signature that does not verify
+	bool stallTls = false;               /// answer 'S' to SSLRequest, then stay silent (a stalled TLS handshake)
 	int scramIterations = 4096;          /// SCRAM: the iteration count of the server-first-message
 	Authentication downgradeTo = Authentication::Trust;
 		/// Not Trust: a downgrade attempt. After the first round of `authentication` (Cleartext, Md5: the

@@ -469,6 +469,25 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 		if (code == Wire::SSL_REQUEST_CODE || code == Wire::GSSENC_REQUEST_CODE)
 		{
 			++_sslRequests;
+			if (script.stallTls && code == Wire::SSL_REQUEST_CODE)
+			{
+				if (!send(connection, "S")) return;
+				// the ClientHello is read and never answered, until the client goes away
+				char discard[512];
+				while (!abort())
+				{
+					try
+					{
+						if (!connection.socket.poll(Poco::Timespan(0, Detail::POLL_INTERVAL_MS * 1000), Poco::Net::Socket::SELECT_READ)) continue;
+						if (connection.socket.receiveBytes(discard, sizeof(discard)) <= 0) return;
+					}
+					catch (Poco::Exception&)
+					{
+						return;
+					}
+				}
+				return;
+			}
 			if (!send(connection, "N")) return;
 			continue;
 		}
