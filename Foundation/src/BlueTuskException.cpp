@@ -89,6 +89,13 @@ const char* BlueTuskException::what() const noexcept
 }
 
 
+void BlueTuskException::addContext(const std::string& context)
+{
+	if (context.empty() || message().find(context) != std::string::npos) return;
+	message(message() + " (" + context + ")");
+}
+
+
 void BlueTuskException::redactDetails(const SecretRedactor&)
 {
 }

@@ -435,6 +435,11 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 		for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).pending;
 		while (!waiter.granted && !waiter.drained)
 		{
+			if (deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX))
+			{
+				waiter.wakeUp.wait(lock); // no limit (Checkout Timeout=0)
+				continue;
+			}
 			const Poco::Timestamp now;
 			if (now >= deadline) break;
 			waiter.wakeUp.wait_for(lock, std::chrono::microseconds(deadline - now));

@@ -173,8 +173,10 @@ PoolEntryPtr Router::route(HostAttemptList& log)
 PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 {
 	Poco::Clock start;
+	// Checkout Timeout=0 means no limit, like every other timeout (issue 16, finding 10).
 	Poco::Timestamp checkoutDeadline;
-	checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
+	if (_settings.checkoutTimeout.totalMicroseconds() > 0) checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
+	else checkoutDeadline = Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX);
 	Poco::Timespan backoff(0, 100000);
 	const Poco::Timespan maxBackoff(1, 0);
 	int passes = 0;

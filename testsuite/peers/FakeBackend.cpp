@@ -776,6 +776,10 @@ void FakeBackend::serveQueries(Connection& connection)
 
 int FakeBackend::answerStatement(Connection& connection, const std::string& sql, bool withRowDescription)
 {
+	// A CancelRequest counts from the moment the statement was read (queries() shows it), not only once
+	// its delay began: clearing the flag just before the delay lost a cancel sent in between (issue 16,
+	// finding 11: FakeBackendTest::testCancelRequestInterruptsDelayedQuery failed about 1 run in 15).
+	connection.cancelled = false;
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
 		_queries.push_back(normalize(sql));
@@ -793,7 +797,6 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 	QueryAnswer answer = resolve(sql);
 	if (answer.delayMs > 0)
 	{
-		connection.cancelled = false;
 		if (!pause(connection, answer.delayMs, true)) return -1;
 		if (connection.cancelled)
 		{

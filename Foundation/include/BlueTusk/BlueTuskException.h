@@ -44,6 +44,10 @@ public:
 		/// as Poco::Exception::what() gives. The text lives in the exception until the next call of what()
 		/// on the same object; do not call what() on one object from several threads at once.
 
+	void addContext(const std::string& context);
+		/// Appends " (<context>)" to the message unless the message already contains context; BlueTusk
+		/// uses it to name the server of an error raised on the query path ("server db-a:5432").
+
 	virtual void redactDetails(const SecretRedactor& redactor);
 		/// Redacts what the exception carries besides its message and nested exceptions (which
 		/// SecretRedactor::redact() handles itself); the base carries nothing more. Subclasses with text

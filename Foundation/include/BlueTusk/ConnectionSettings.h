@@ -61,7 +61,7 @@ public:
 	int maxPoolSize = 100;               /// Maximum Pool Size, per endpoint
 	Poco::Timespan connectionIdleLifetime = Poco::Timespan(300, 0); /// Connection Idle Lifetime
 	Poco::Timespan connectionLifetime = 0;     /// Connection Lifetime (0: never retire)
-	Poco::Timespan checkoutTimeout = Poco::Timespan(15, 0); /// Checkout Timeout
+	Poco::Timespan checkoutTimeout = Poco::Timespan(15, 0); /// Checkout Timeout (0: no limit)
 	bool noResetOnClose = false;               /// No Reset On Close
 	std::string evictionPolicy = "standard";   /// Eviction Policy
 	std::vector<std::string> pluginPath;       /// Plugin Path: extra plugin directories or files
