@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 #
-# scripts/lib.sh: functions shared by scripts/setup, scripts/test, scripts/demo and scripts/cluster.
+# scripts/lib.sh: functions shared by scripts/setup, scripts/test, scripts/demo, scripts/cluster,
+# scripts/tsan and scripts/asan.
 # Source it; it defines functions and variables only (no side effects).
 #
 #   BLUETUSK_ROOT        the repository root (derived from this file's location)
@@ -128,6 +129,36 @@ bt_build_targets()
 	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" >/dev/null
 	bt_log "build: cmake --build $BLUETUSK_BUILD_DIR -j$BLUETUSK_JOBS --target $*"
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
+}
+
+bt_sanitizer_suites()
+	# bt_sanitizer_suites NAME CMAKE_OPTION REPORT_PATTERN SUITE...: builds Debug with CMAKE_OPTION=ON in
+	# BLUETUSK_BUILD_DIR (no samples), only the suites given (and the plugins they load), runs each one
+	# with its output in BLUETUSK_BUILD_DIR/<suite>.<NAME>.log, and returns 1 when a suite failed or its
+	# output holds REPORT_PATTERN (a sanitizer report). The caller exports the sanitizer's options.
+{
+	local name="$1" option="$2" pattern="$3"
+	shift 3
+	local started generator status=0 suite log
+	started=$(date +%s)
+	bt_install_packages
+	generator="$(bt_generator)"
+	bt_log "$name build in $BLUETUSK_BUILD_DIR: $*"
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE=Debug -D"$option"=ON \
+		-DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
+	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
+	for suite in "$@"; do
+		log="$BLUETUSK_BUILD_DIR/$suite.$name.log"
+		if "$BLUETUSK_BUILD_DIR/testsuite/$suite" >"$log" 2>&1 && ! grep -qE "$pattern" "$log"; then
+			bt_log "$name: $suite: $(grep -E '^OK \(' "$log" || echo passed)"
+		else
+			status=1
+			bt_log "$name: $suite FAILED (log: $log)"
+			grep -E -A30 -m1 "$pattern" "$log" || tail -30 "$log"
+		fi
+	done
+	bt_log "$name: $([ "$status" -eq 0 ] && echo 'no report' || echo 'FAILED') ($(( $(date +%s) - started )) s)"
+	return "$status"
 }
 
 bt_cluster_env()

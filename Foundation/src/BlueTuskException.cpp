@@ -5,11 +5,102 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/SecretRedactor.h"
 #include <typeinfo>
 
 namespace BlueTusk {
 
-POCO_IMPLEMENT_EXCEPTION(BlueTuskException, Poco::Exception, "BlueTusk exception")
+//
+// BlueTuskException (POCO_IMPLEMENT_EXCEPTION spelt out, plus what() and redactDetails())
+//
+
+BlueTuskException::BlueTuskException(int code): Poco::Exception(code)
+{
+}
+
+
+BlueTuskException::BlueTuskException(const std::string& msg, int code): Poco::Exception(msg, code)
+{
+}
+
+
+BlueTuskException::BlueTuskException(const std::string& msg, const std::string& arg, int code): Poco::Exception(msg, arg, code)
+{
+}
+
+
+BlueTuskException::BlueTuskException(const std::string& msg, const Poco::Exception& nested, int code): Poco::Exception(msg, nested, code)
+{
+}
+
+
+BlueTuskException::BlueTuskException(const BlueTuskException& exc): Poco::Exception(exc)
+{
+}
+
+
+BlueTuskException::~BlueTuskException() noexcept
+{
+}
+
+
+BlueTuskException& BlueTuskException::operator = (const BlueTuskException& exc)
+{
+	Poco::Exception::operator = (exc);
+	return *this;
+}
+
+
+const char* BlueTuskException::name() const noexcept
+{
+	return "BlueTusk exception";
+}
+
+
+const char* BlueTuskException::className() const noexcept
+{
+	return typeid(*this).name();
+}
+
+
+Poco::Exception* BlueTuskException::clone() const
+{
+	return new BlueTuskException(*this);
+}
+
+
+void BlueTuskException::rethrow() const
+{
+	throw *this;
+}
+
+
+const char* BlueTuskException::what() const noexcept
+{
+	try
+	{
+		_what = displayText();
+		return _what.c_str();
+	}
+	catch (...)
+	{
+		return name();
+	}
+}
+
+
+void BlueTuskException::addContext(const std::string& context)
+{
+	if (context.empty() || message().find(context) != std::string::npos) return;
+	message(message() + " (" + context + ")");
+}
+
+
+void BlueTuskException::redactDetails(const SecretRedactor&)
+{
+}
+
+
 POCO_IMPLEMENT_EXCEPTION(BlueTuskConnectionStringException, BlueTuskException, "Invalid connection string")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskAuthenticationException, BlueTuskException, "Authentication failed")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskNoAcceptableHostException, BlueTuskException, "No acceptable host")
@@ -128,6 +219,18 @@ const AddressAttemptList& BlueTuskTransportException::attempts() const
 const std::string& BlueTuskTransportException::endpoint() const
 {
 	return _endpoint;
+}
+
+
+void BlueTuskTransportException::redactDetails(const SecretRedactor& redactor)
+{
+	BlueTuskException::redactDetails(redactor);
+	_endpoint = redactor.redact(_endpoint);
+	for (AddressAttempt& attempt: _attempts)
+	{
+		attempt.address = redactor.redact(attempt.address);
+		attempt.errorText = redactor.redact(attempt.errorText);
+	}
 }
 
 

@@ -103,7 +103,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 		{"Username", "user", "PGUSER", Setting::Username,
 			[](S& s, const std::string& v, const std::string&) { s.username = v; }},
 		{"Password", "password", "PGPASSWORD", Setting::Password,
-			[](S& s, const std::string& v, const std::string&) { s.password = v; }},
+			[](S& s, const std::string& v, const std::string&) { s.password = v; s._secrets.push_back(v); }},
 		{"Application Name", "application_name", "PGAPPNAME", Setting::ApplicationName,
 			[](S& s, const std::string& v, const std::string&) { s.applicationName = v; }},
 		{"Target Session Attributes", "target_session_attrs", "PGTARGETSESSIONATTRS", Setting::TargetSessionAttributes,
@@ -154,6 +154,10 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.keepalive = keepaliveSeconds(v, src); }},
 		{"Tcp User Timeout", "tcp_user_timeout", nullptr, Setting::TcpUserTimeout,
 			[](S& s, const std::string& v, const std::string& src) { s.tcpUserTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
+		{"Require Auth", "require_auth", "PGREQUIREAUTH", Setting::RequireAuth,
+			[](S& s, const std::string& v, const std::string& src) { s.requireAuth = RequireAuth::parse(v, src); }},
+		{"Channel Binding", "channel_binding", "PGCHANNELBINDING", Setting::ChannelBinding,
+			[](S& s, const std::string& v, const std::string& src) { s.channelBinding = parseChannelBinding(v, src); }},
 	};
 	return keywords;
 }

@@ -25,7 +25,7 @@ enum class Setting
 	Host, Port, Database, Username, Password, ApplicationName, TargetSessionAttributes, HostOrder,
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
-	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout
+	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding
 };
 
 
@@ -45,7 +45,8 @@ struct ConnectionKeywords
 
 	static const std::vector<Keyword>& all();
 		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
-		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive and Tcp User Timeout.
+		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
+		/// Require Auth and Channel Binding.
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

@@ -13,6 +13,7 @@
 #include "ConnectionStringForm.h"
 #include "HostList.h"
 #include "SecretRedaction.h"
+#include "BlueTusk/SecretRedactor.h"
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "Poco/Environment.h"
@@ -103,27 +104,53 @@ ConnectionSettings ConnectionSettings::parse(const std::string& connectionString
 
 ConnectionSettings ConnectionSettings::parse(const std::string& connectionString, const std::map<std::string, std::string>& environment)
 {
+	std::vector<std::string> secrets = Detail::passwordCandidates(connectionString);
+	const auto password = environment.find("PGPASSWORD");
+	if (password != environment.end()) secrets.push_back(password->second);
 	try
 	{
-		return parseUnredacted(connectionString, environment);
+		ConnectionSettings settings = parseUnredacted(connectionString, environment);
+		settings._secrets.insert(settings._secrets.end(), secrets.begin(), secrets.end());
+		return settings;
 	}
 	catch (BlueTuskConnectionStringException& exc)
 	{
-		std::vector<std::string> secrets = Detail::passwordCandidates(connectionString);
-		const auto password = environment.find("PGPASSWORD");
-		if (password != environment.end()) secrets.push_back(password->second);
-		throw BlueTuskConnectionStringException(Detail::redactSecrets(exc.message(), secrets));
+		throw BlueTuskConnectionStringException(SecretRedactor(secrets).redact(exc.message()));
 	}
 }
 
 
 void ConnectionSettings::set(const std::string& keyword, const std::string& value)
 {
-	const auto& entry = findKeyword(keyword, "");
-	ConnectionSettings changed(*this);
-	ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
-	ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port);
-	*this = std::move(changed);
+	std::vector<std::string> secrets = Detail::passwordCandidates(keyword + "=" + value);
+	try
+	{
+		const auto& entry = findKeyword(keyword, "");
+		ConnectionSettings changed(*this);
+		ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
+		ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port);
+		changed._secrets.insert(changed._secrets.end(), secrets.begin(), secrets.end());
+		*this = std::move(changed);
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		secrets.insert(secrets.end(), _secrets.begin(), _secrets.end());
+		throw BlueTuskConnectionStringException(SecretRedactor(secrets).redact(exc.message()));
+	}
+}
+
+
+SecretRedactor ConnectionSettings::redactor() const
+{
+	std::vector<std::string> secrets = _secrets;
+	secrets.push_back(password);
+	return SecretRedactor(secrets);
+}
+
+
+void ConnectionSettings::addSecret(const std::string& secret)
+{
+	_secrets.push_back(secret);
 }
 
 
@@ -132,7 +159,7 @@ std::string ConnectionSettings::toString() const
 	// Malformed input can leave the password's text inside another free-text value (a host, an
 	// application name): it is masked there too, so no printed connection string shows it. Numbers and
 	// enumeration names are canonical and printed as they are.
-	const std::vector<std::string> secrets = {password};
+	const SecretRedactor secrets = redactor();
 	std::string text;
 	auto add = [&text](const char* name, const std::string& value)
 	{
@@ -140,7 +167,7 @@ std::string ConnectionSettings::toString() const
 	};
 	auto addText = [&add, &secrets](const char* name, const std::string& value)
 	{
-		add(name, Detail::redactSecrets(value, secrets));
+		add(name, secrets.redact(value));
 	};
 	addText("Host", Detail::hostListText(endpoints));
 	add("Port", Detail::portListText(endpoints));
@@ -154,6 +181,8 @@ std::string ConnectionSettings::toString() const
 	add("SSL Mode", BlueTusk::toString(sslMode));
 	addText("Root Certificate", rootCertificate);
 	addText("Passfile", passfile);
+	add("Require Auth", requireAuth.toString());
+	add("Channel Binding", BlueTusk::toString(channelBinding));
 
 	const ConnectionSettings defaults;
 	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
@@ -230,7 +259,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		maxAutoPrepare == other.maxAutoPrepare &&
 		autoPrepareMinUsages == other.autoPrepareMinUsages &&
 		keepalive == other.keepalive &&
-		tcpUserTimeout == other.tcpUserTimeout;
+		tcpUserTimeout == other.tcpUserTimeout &&
+		requireAuth == other.requireAuth &&
+		channelBinding == other.channelBinding;
 }
 
 

@@ -9,6 +9,7 @@
 #include "NpgsqlStyleTokenizer.h"
 #include "UrlTokenizer.h"
 #include "ValueText.h"
+#include "BlueTusk/BlueTuskException.h"
 
 namespace BlueTusk {
 namespace Detail {
@@ -79,6 +80,9 @@ ConnectionStringForm detectForm(const std::string& text)
 
 KeywordValueList tokenize(const std::string& text)
 {
+	if (looksLikeMistypedUrl(text))
+		throw BlueTuskConnectionStringException("the connection string begins like a URL, but a URL begins with "
+			"\"postgresql://\" or \"postgres://\" (two slashes)");
 	switch (detectForm(text))
 	{
 	case ConnectionStringForm::Url:

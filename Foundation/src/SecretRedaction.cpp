@@ -7,6 +7,7 @@
 #include "SecretRedaction.h"
 #include "PercentDecoder.h"
 #include "ValueText.h"
+#include "UrlTokenizer.h"
 #include "Poco/Exception.h"
 #include <algorithm>
 
@@ -94,15 +95,30 @@ void addValueCandidates(std::vector<std::string>& candidates, const std::string&
 
 
 void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::string& text)
-	/// In a text with "://", every ":<text>@" that crosses no '/' or '@' may be a URL's user info
-	/// password (malformed URLs included), from each ':' before the '@'.
+	/// In a text with "://" (or a mistyped scheme), every ":<text>@" that crosses no '@' or '?' may be a
+	/// URL's user info password (malformed URLs included: a '/' in the password), from each ':' before
+	/// the '@'; an '@' behind the first '/' counts only when no '@' came before that '/'.
 {
-	if (text.find("://") == std::string::npos) return;
+	if (text.find("://") == std::string::npos && !looksLikeMistypedUrl(text)) return;
+	const std::size_t scheme = text.find(":/");
+	const std::size_t authority = scheme == std::string::npos ? 0 : text.find_first_not_of('/', scheme + 1);
+	const std::size_t firstSlash = authority == std::string::npos ? std::string::npos : text.find('/', authority);
+	const std::size_t firstAt = text.find('@', authority == std::string::npos ? 0 : authority);
+	const bool userInfoFound = firstAt != std::string::npos && (firstSlash == std::string::npos || firstAt < firstSlash);
 	for (std::size_t at = text.find('@'); at != std::string::npos; at = text.find('@', at + 1))
 	{
-		for (std::size_t pos = at; pos > 0 && text[pos - 1] != '/' && text[pos - 1] != '@'; --pos)
+		// an '@' after the first '/' is a password's only when that '/' broke the user info (no '@' before it)
+		if (userInfoFound && firstSlash != std::string::npos && at > firstSlash) break;
+		for (std::size_t pos = at; pos > 0 && text[pos - 1] != '@' && text[pos - 1] != '?'; --pos)
 		{
-			if (text[pos - 1] == ':') addCandidate(candidates, text.substr(pos, at - pos));
+			if (text[pos - 1] != ':' || text[pos] == '/') continue; // "postgresql:/" is the scheme's colon
+			const std::string password = text.substr(pos, at - pos);
+			addCandidate(candidates, password);
+			// a '/' in the password breaks the URL there: a message may show either part
+			for (const std::string& part: split(password, '/'))
+			{
+				if (part.size() < password.size()) addCandidate(candidates, part);
+			}
 		}
 	}
 }

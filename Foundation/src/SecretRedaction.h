@@ -20,8 +20,9 @@ std::vector<std::string> passwordCandidates(const std::string& connectionString)
 	/// Every text that might be a password in connectionString, whatever its form or how malformed:
 	/// after each "password" (any letter case) followed by '=', the value up to each possible end
 	/// (';', '&', white space, a quote, the end), unquoted both the Npgsql way (doubled quotes) and the
-	/// libpq way (backslashes), each also percent-decoded; and, when the text has "://", the text
-	/// between any ':' and a later '@' with no '/' or '@' between (a URL's user info password).
+	/// libpq way (backslashes), each also percent-decoded; and, when the text has "://" or begins with a
+	/// mistyped scheme ("postgresql:/"), the text between any ':' and a later '@' with no '@' or '?'
+	/// between (a URL's user info password, also one with an unencoded '/').
 
 std::string redactSecrets(const std::string& message, const std::vector<std::string>& secrets);
 	/// message with every occurrence of every secret of 3 or more characters replaced by "***"

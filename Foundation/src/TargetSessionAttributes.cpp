@@ -9,6 +9,7 @@
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "ValueText.h"
+#include <algorithm>
 
 namespace BlueTusk {
 
@@ -17,6 +18,20 @@ namespace {
 const std::vector<std::string>& sslModeNames()
 {
 	static const std::vector<std::string> names = {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"};
+	return names;
+}
+
+
+const std::vector<std::string>& channelBindingNames()
+{
+	static const std::vector<std::string> names = {"disable", "prefer", "require"};
+	return names;
+}
+
+
+const std::vector<std::string>& authenticationMethodNames()
+{
+	static const std::vector<std::string> names = {"none", "password", "md5", "scram-sha-256", "gss", "sspi"};
 	return names;
 }
 
@@ -111,6 +126,99 @@ SslMode parseSslMode(const std::string& text, const std::string& keyword)
 	const int index = findName(sslModeNames(), text);
 	if (index < 0) throwInvalid(keyword, text, sslModeNames());
 	return static_cast<SslMode>(index);
+}
+
+
+std::string toString(ChannelBinding mode)
+{
+	return channelBindingNames().at(static_cast<std::size_t>(mode));
+}
+
+
+ChannelBinding parseChannelBinding(const std::string& text, const std::string& keyword)
+{
+	const int index = findName(channelBindingNames(), text);
+	if (index < 0) throwInvalid(keyword, text, channelBindingNames());
+	return static_cast<ChannelBinding>(index);
+}
+
+
+std::string toString(AuthenticationMethod method)
+{
+	return authenticationMethodNames().at(static_cast<std::size_t>(method));
+}
+
+
+RequireAuth::RequireAuth()
+{
+}
+
+
+RequireAuth RequireAuth::parse(const std::string& text, const std::string& keyword)
+{
+	RequireAuth result;
+	if (Detail::trim(text).empty()) return result;
+	bool first = true;
+	for (const std::string& item: Detail::split(text, ','))
+	{
+		std::string name = Detail::trim(item);
+		const bool negated = !name.empty() && name[0] == '!';
+		if (negated) name = Detail::trim(name.substr(1));
+		if (name.empty())
+			throw BlueTuskConnectionStringException(keyword + ": empty method in the list " + Detail::quoted(text) +
+				"; accepted methods: none, password, md5, scram-sha-256, gss, sspi (each may be negated with '!')");
+		if (!first && negated != result._negated)
+			throw BlueTuskConnectionStringException(keyword + ": negative and positive methods cannot be mixed in " + Detail::quoted(text) +
+				" (write either \"scram-sha-256,none\" or \"!md5,!password\")");
+		const int index = findName(authenticationMethodNames(), name);
+		if (index < 0) throwInvalid(keyword, name, authenticationMethodNames());
+		const auto method = static_cast<AuthenticationMethod>(index);
+		if (std::find(result._methods.begin(), result._methods.end(), method) != result._methods.end())
+			throw BlueTuskConnectionStringException(keyword + ": method \"" + BlueTusk::toString(method) + "\" is given more than once");
+		result._methods.push_back(method);
+		result._negated = negated;
+		first = false;
+	}
+	std::sort(result._methods.begin(), result._methods.end());
+	return result;
+}
+
+
+bool RequireAuth::allows(AuthenticationMethod method) const
+{
+	if (_methods.empty()) return true;
+	const bool listed = std::find(_methods.begin(), _methods.end(), method) != _methods.end();
+	return listed != _negated;
+}
+
+
+bool RequireAuth::empty() const
+{
+	return _methods.empty();
+}
+
+
+std::string RequireAuth::toString() const
+{
+	std::string text;
+	for (AuthenticationMethod method: _methods)
+	{
+		if (!text.empty()) text += ",";
+		text += (_negated ? "!" : "") + BlueTusk::toString(method);
+	}
+	return text;
+}
+
+
+bool RequireAuth::operator == (const RequireAuth& other) const
+{
+	return _methods == other._methods && _negated == other._negated;
+}
+
+
+bool RequireAuth::operator != (const RequireAuth& other) const
+{
+	return !(*this == other);
 }
 
 } // namespace BlueTusk

@@ -116,6 +116,14 @@ bool isConnectionUrl(const std::string& text)
 }
 
 
+bool looksLikeMistypedUrl(const std::string& text)
+{
+	const std::size_t start = firstNonSpace(text);
+	const std::string head = asciiLower(text.substr(start, 11));
+	return !isConnectionUrl(text) && (head.compare(0, 11, "postgresql:") == 0 || head.compare(0, 9, "postgres:") == 0);
+}
+
+
 KeywordValueList tokenizeUrl(const std::string& input)
 {
 	// Trailing white space is not part of a URL; leading white space was allowed by isConnectionUrl.
@@ -127,10 +135,12 @@ KeywordValueList tokenizeUrl(const std::string& input)
 	const std::size_t start = firstNonSpace(text);
 	std::size_t pos = start + schemeLength(text, start);
 
-	// user[:password]@ (libpq looks for '@' before the first '/')
+	// user[:password]@ before the first '/'. libpq takes the first '@'; the last one is taken here (as
+	// WHATWG URL parsers do), so that a user name with an unencoded '@' ("app@corp.example:secret@host")
+	// does not make the password part of the host list, where every message would show it.
 	const std::size_t slash = text.find('/', pos);
-	const std::size_t at = text.find('@', pos);
-	if (at != std::string::npos && (slash == std::string::npos || at < slash))
+	const std::size_t at = text.rfind('@', slash == std::string::npos ? std::string::npos : slash);
+	if (at != std::string::npos && at >= pos && (slash == std::string::npos || at < slash))
 	{
 		const std::size_t colon = text.find(':', pos);
 		const std::size_t userEnd = (colon != std::string::npos && colon < at) ? colon : at;

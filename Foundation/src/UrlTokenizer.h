@@ -19,6 +19,10 @@ bool isConnectionUrl(const std::string& text);
 	/// True when text (after leading white space) begins with "postgresql://" or "postgres://",
 	/// in any letter case.
 
+bool looksLikeMistypedUrl(const std::string& text);
+	/// True when text begins with "postgresql:" or "postgres:" (any letter case, after white space) but
+	/// is not a URL (isConnectionUrl()): a scheme with a missing '/'.
+
 KeywordValueList tokenizeUrl(const std::string& text);
 	/// The rules of PostgreSQL docs 34.1.1.2 "Connection URIs":
 	///   postgresql://[user[:password]@][host[:port][,host[:port]...]][/dbname][?param=value[&...]]

@@ -17,9 +17,9 @@ namespace BlueTusk {
 
 namespace {
 
-std::string describeException(const std::exception_ptr& error)
-	/// The displayText() of a Poco exception or what() of another, for log lines. Session and factory
-	/// exceptions never carry secrets (doc/routing.md, "Secrets").
+std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor)
+	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
+	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
 {
 	try
 	{
@@ -27,11 +27,11 @@ std::string describeException(const std::exception_ptr& error)
 	}
 	catch (Poco::Exception& exc)
 	{
-		return exc.displayText();
+		return redactor.redact(exc.displayText());
 	}
 	catch (std::exception& exc)
 	{
-		return exc.what();
+		return redactor.redact(exc.what());
 	}
 	catch (...)
 	{
@@ -64,7 +64,7 @@ const BlueTuskHostEndpoint& EndpointPool::endpoint() const
 PoolEntryPtr EndpointPool::tryTakeIdle()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->pending > 0) return nullptr;
 	PoolEntryPtr entry = m.takeIdleLocked(*this, closer);
@@ -116,14 +116,14 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 	if (error)
 	{
 		{
-			Detail::SessionCloser closer(m.logger);
+			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			--_impl->busy;
 			// A parallel race's loser, cancelled because another endpoint won, did not fail to connect.
 			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
 			m.dispatchLocked(*this, closer);
 		}
-		if (m.logger.debug()) m.logger.debug("opening a session to " + _endpoint.toString() + " failed: " + describeException(error));
+		if (m.logger.debug()) m.logger.debug("opening a session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
 		std::rethrow_exception(error);
 	}
 
@@ -145,7 +145,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		_impl->noteRole(*session, true);
 	}
 	entry->session = std::move(session);
-	if (m.logger.debug()) m.logger.debug("opened a session to " + _endpoint.toString());
+	if (m.logger.debug()) m.logger.debug("opened a session to " + m.redactor.redact(_endpoint.toString()));
 	return entry;
 }
 
@@ -153,11 +153,11 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 void EndpointPool::cancelReservation()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->busy <= 0)
 	{
-		m.logger.error(_endpoint.toString() + ": cancelReservation() without a reservation ignored");
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": cancelReservation() without a reservation ignored");
 		return;
 	}
 	--_impl->busy;
@@ -176,7 +176,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		if (!entry->session)
 		{
 			// The holder kept or destroyed the session object: only the bookkeeping is left to undo.
@@ -250,7 +250,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			catch (...)
 			{
 				if (m.logger.debug())
-					m.logger.debug("resetting a session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+					m.logger.debug("resetting a session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 				broken = true;
 			}
 		}
@@ -267,7 +267,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": releasing a session failed: " + describeException(std::current_exception()));
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": releasing a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -279,7 +279,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		Poco::Timespan lifetime = 0;
 		try
 		{
@@ -307,7 +307,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	}
 	catch (...)
 	{
-		m.logger.error(_endpoint.toString() + ": adopting a session failed: " + describeException(std::current_exception()));
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": adopting a session failed: " + describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -315,7 +315,7 @@ void EndpointPool::adopt(Session::Ptr session)
 void EndpointPool::drain()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	{
 		std::lock_guard<std::mutex> lock(m.mutex);
 		const bool wasDraining = _impl->draining;
@@ -328,7 +328,7 @@ void EndpointPool::drain()
 		_impl->idle.clear();
 		m.failDrainedWaitersLocked(closer);
 		if (!wasDraining)
-			m.logger.information("draining the pool of " + _endpoint.toString() + ": closing " + std::to_string(closer.size()) +
+			m.logger.information("draining the pool of " + m.redactor.redact(_endpoint.toString()) + ": closing " + std::to_string(closer.size()) +
 				" idle session(s) now and " + std::to_string(_impl->busy) + " busy one(s) when they return");
 	}
 	closer.closeAll();
@@ -338,11 +338,11 @@ void EndpointPool::drain()
 void EndpointPool::resume()
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (!_impl->draining) return;
 	_impl->draining = false;
-	m.logger.information("the pool of " + _endpoint.toString() + " hands out sessions again");
+	m.logger.information("the pool of " + m.redactor.redact(_endpoint.toString()) + " hands out sessions again");
 	m.dispatchLocked(*this, closer);
 }
 
@@ -357,7 +357,7 @@ bool EndpointPool::isDraining() const
 void EndpointPool::setSizes(int minSize, int maxSize)
 {
 	PoolManager::Impl& m = *_manager._impl;
-	Detail::SessionCloser closer(m.logger);
+	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
 	_impl->maxSize = m.options.enforceMaximum ? std::max(1, maxSize) : 0;
 	_impl->minSize = m.options.keepIdle ? std::max(0, minSize) : 0;
@@ -398,7 +398,7 @@ int EndpointPool::prunePool(bool background)
 	PoolManager::Impl& m = *_manager._impl;
 	int evicted = 0;
 	{
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			if (!_impl->idle.empty() && !_impl->draining)
@@ -413,7 +413,7 @@ int EndpointPool::prunePool(bool background)
 				}
 				catch (...)
 				{
-					m.logger.error(_endpoint.toString() + ": the eviction policy failed: " + describeException(std::current_exception()));
+					m.logger.error(m.redactor.redact(_endpoint.toString()) + ": the eviction policy failed: " + describeException(std::current_exception(), m.redactor));
 				}
 				std::set<std::size_t> doomed;
 				for (std::size_t index: selected)
@@ -432,7 +432,7 @@ int EndpointPool::prunePool(bool background)
 			}
 		}
 		if (evicted > 0 && m.logger.debug())
-			m.logger.debug(_endpoint.toString() + ": evicted " + std::to_string(evicted) + " idle session(s)");
+			m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": evicted " + std::to_string(evicted) + " idle session(s)");
 	}
 	flushPendingResets();
 	warmUpPool(background);
@@ -478,16 +478,16 @@ void EndpointPool::flushPendingResets()
 		catch (...)
 		{
 			if (m.logger.debug())
-				m.logger.debug("resetting an idle session to " + _endpoint.toString() + " failed, closing it: " + describeException(std::current_exception()));
+				m.logger.debug("resetting an idle session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
 			broken = true;
 		}
 		if (entry->session->isBroken()) broken = true;
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		if (broken) m.discardLocked(*this, std::move(entry->session), false, closer);
 		else m.parkLocked(*this, std::move(entry), closer);   // lastReturned kept: idle lifetime unchanged
 	}
-	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
+	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
 }
 
 
@@ -512,7 +512,7 @@ void EndpointPool::warmUpPool(bool background)
 	{
 		const int unopened = needed - i;
 		{
-			Detail::SessionCloser closer(m.logger);
+			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			if (_impl->draining || m.stopping || (background && m.stopPruning))
 			{
@@ -536,13 +536,13 @@ void EndpointPool::warmUpPool(bool background)
 		if (error)
 		{
 			{
-				Detail::SessionCloser closer(m.logger);
+				Detail::SessionCloser closer(m.logger, m.redactor);
 				std::lock_guard<std::mutex> lock(m.mutex);
 				_impl->busy -= unopened;
 				++_impl->connectFailures;
 				m.dispatchLocked(*this, closer);
 			}
-			m.logger.warning("warming up the pool of " + _endpoint.toString() + " failed: " + describeException(error));
+			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
 			return;
 		}
 		PoolEntryPtr entry(new PoolEntry);
@@ -555,7 +555,7 @@ void EndpointPool::warmUpPool(bool background)
 		catch (...)
 		{
 		}
-		Detail::SessionCloser closer(m.logger);
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		++_impl->created;
 		_impl->noteRole(*entry->session, true);
@@ -563,7 +563,7 @@ void EndpointPool::warmUpPool(bool background)
 		entry->info.lastReturned = entry->info.createdAt;
 		m.parkLocked(*this, std::move(entry), closer);
 	}
-	if (m.logger.debug()) m.logger.debug(_endpoint.toString() + ": warmed up to " + std::to_string(needed) + " more session(s)");
+	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": warmed up to " + std::to_string(needed) + " more session(s)");
 }
 
 } // namespace BlueTusk

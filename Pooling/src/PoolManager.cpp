@@ -37,7 +37,7 @@ void SessionCloser::closeAll()
 		try
 		{
 			if (_logger.debug())
-				_logger.debug("closing pooled session to " + session->endpoint().toString());
+				_logger.debug("closing pooled session to " + _redactor.redact(session->endpoint().toString()));
 			session->close();
 		}
 		catch (...)
@@ -70,6 +70,7 @@ std::size_t SessionCloser::size() const
 PoolManager::Impl::Impl(const ConnectionSettings& settings_, SessionFactory::Ptr factory_,
 		EvictionPolicy::Ptr eviction_, const Options& options_, PoolClock::Ptr clock_):
 	settings(settings_),
+	redactor(settings_.redactor()),
 	factory(std::move(factory_)),
 	eviction(std::move(eviction_)),
 	options(options_),
@@ -301,11 +302,11 @@ void PoolManager::Impl::pruneLoop()
 			}
 			catch (Poco::Exception& exc)
 			{
-				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.displayText());
+				logger.error(redactor.redact("pruning " + pool->endpoint().toString() + " failed: " + exc.displayText()));
 			}
 			catch (std::exception& exc)
 			{
-				logger.error("pruning " + pool->endpoint().toString() + " failed: " + exc.what());
+				logger.error(redactor.redact("pruning " + pool->endpoint().toString() + " failed: " + exc.what()));
 			}
 		}
 		lock.lock();
@@ -340,7 +341,7 @@ PoolManager::~PoolManager()
 		_impl->stopping = true;
 	}
 
-	Detail::SessionCloser closer(_impl->logger);
+	Detail::SessionCloser closer(_impl->logger, _impl->redactor);
 	{
 		std::lock_guard<std::mutex> lock(_impl->mutex);
 		for (auto& pool: _impl->pools)
@@ -354,7 +355,7 @@ PoolManager::~PoolManager()
 			}
 			s.idle.clear();
 			if (s.busy > 0)
-				_impl->logger.warning(pool->endpoint().toString() + ": pool destroyed with " + std::to_string(s.busy) + " session(s) still leased");
+				_impl->logger.warning(_impl->redactor.redact(pool->endpoint().toString()) + ": pool destroyed with " + std::to_string(s.busy) + " session(s) still leased");
 		}
 		_impl->failDrainedWaitersLocked(closer);
 	}
@@ -400,7 +401,7 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 		throw Poco::InvalidArgumentException("PoolManager::waitForAny() needs at least one candidate pool");
 
 	const Poco::Timestamp started;
-	Detail::SessionCloser closer(_impl->logger);
+	Detail::SessionCloser closer(_impl->logger, _impl->redactor);
 	std::unique_lock<std::mutex> lock(_impl->mutex);
 
 	// Immediate capacity, unless earlier checkouts wait for that pool: idle sessions first, then room.
@@ -435,6 +436,11 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 		for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).pending;
 		while (!waiter.granted && !waiter.drained)
 		{
+			if (deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX))
+			{
+				waiter.wakeUp.wait(lock); // no limit (Checkout Timeout=0)
+				continue;
+			}
 			const Poco::Timestamp now;
 			if (now >= deadline) break;
 			waiter.wakeUp.wait_for(lock, std::chrono::microseconds(deadline - now));

@@ -48,8 +48,9 @@ class SessionCloser
 	/// lock guard so that it is destroyed (and closes) after the lock is released.
 {
 public:
-	explicit SessionCloser(Poco::Logger& logger):
-		_logger(logger)
+	SessionCloser(Poco::Logger& logger, const SecretRedactor& redactor):
+		_logger(logger),
+		_redactor(redactor)
 	{
 	}
 
@@ -69,6 +70,7 @@ private:
 	SessionCloser& operator = (const SessionCloser&) = delete;
 
 	Poco::Logger& _logger;
+	const SecretRedactor& _redactor;
 	std::vector<Session::Ptr> _sessions;
 };
 
@@ -117,6 +119,7 @@ struct PoolManager::Impl
 		const Options& options, PoolClock::Ptr clock);
 
 	ConnectionSettings settings;
+	SecretRedactor redactor;   /// settings.redactor(): every log line with an exception's text passes it
 	SessionFactory::Ptr factory;
 	EvictionPolicy::Ptr eviction;
 	Options options;

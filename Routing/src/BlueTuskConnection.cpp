@@ -9,6 +9,7 @@
 #include "ConnectionState.h"
 #include "UnpooledOpen.h"
 #include "Poco/Exception.h"
+#include <memory>
 
 namespace BlueTusk {
 
@@ -148,15 +149,47 @@ Session& BlueTuskConnection::session()
 }
 
 
+namespace {
+
+[[noreturn]] void rethrowNamingServer(const BlueTuskException& exc, const BlueTuskHostEndpoint& endpoint, const ConnectionSettings* settings)
+	/// A query-path error names the server it came from (doc/reliability.md) and passes the settings'
+	/// redactor like every other message.
+{
+	std::unique_ptr<Poco::Exception> copy(exc.clone());
+	if (auto* own = dynamic_cast<BlueTuskException*>(copy.get())) own->addContext("server " + endpoint.toString());
+	if (settings) settings->redactor().rethrow(*copy);
+	copy->rethrow();
+	throw Poco::BugcheckException("Poco::Exception::rethrow() returned"); // not reached
+}
+
+} // namespace
+
+
 std::vector<QueryResult> BlueTuskConnection::executeSimple(const std::string& sql)
 {
-	return session().executeSimple(sql);
+	Session& target = session();
+	try
+	{
+		return target.executeSimple(sql);
+	}
+	catch (BlueTuskException& exc)
+	{
+		rethrowNamingServer(exc, connectedEndpoint(), _settings);
+	}
 }
 
 
 QueryResult BlueTuskConnection::execute(const std::string& sql, const std::vector<FieldValue>& parameters)
 {
-	return session().execute(sql, parameters);
+	Session& target = session();
+	try
+	{
+		return target.execute(sql, parameters);
+	}
+	catch (BlueTuskException& exc)
+	{
+		rethrowNamingServer(exc, connectedEndpoint(), _settings);
+	}
 }
 
 

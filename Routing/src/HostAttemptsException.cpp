@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/HostAttemptsException.h"
+#include "BlueTusk/SecretRedactor.h"
 #include <algorithm>
 #include <typeinfo>
 
@@ -46,6 +47,19 @@ HostAttemptsException& HostAttemptsException::operator = (const HostAttemptsExce
 	_attempts = exc._attempts;
 	_passes = exc._passes;
 	return *this;
+}
+
+
+void HostAttemptsException::redactDetails(const SecretRedactor& redactor)
+{
+	BlueTuskNoAcceptableHostException::redactDetails(redactor);
+	for (HostAttempt& attempt: _attempts)
+	{
+		if (redactor.reveals(attempt.endpoint.host()))
+			attempt.endpoint = BlueTuskHostEndpoint(redactor.redact(attempt.endpoint.host()), attempt.endpoint.port());
+		attempt.detail = redactor.redact(attempt.detail);
+		attempt.nestedText = redactor.redact(attempt.nestedText);
+	}
 }
 
 

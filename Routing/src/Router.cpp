@@ -140,7 +140,8 @@ struct Router::PassState
 
 Router::Router(const Request& request):
 	_request(request),
-	_settings(*request.settings)
+	_settings(*request.settings),
+	_redactor(request.settings->redactor())
 {
 }
 
@@ -158,9 +159,24 @@ std::string Router::roleText(ServerRole role) const
 
 PoolEntryPtr Router::route(HostAttemptList& log)
 {
+	try
+	{
+		return routeUnredacted(log);
+	}
+	catch (Poco::Exception& exc)
+	{
+		_redactor.rethrow(exc);
+	}
+}
+
+
+PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
+{
 	Poco::Clock start;
+	// Checkout Timeout=0 means no limit, like every other timeout (doc/reliability.md).
 	Poco::Timestamp checkoutDeadline;
-	checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
+	if (_settings.checkoutTimeout.totalMicroseconds() > 0) checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
+	else checkoutDeadline = Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX);
 	Poco::Timespan backoff(0, 100000);
 	const Poco::Timespan maxBackoff(1, 0);
 	int passes = 0;
@@ -349,7 +365,7 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 		catch (Poco::Exception& exc)
 		{
 			if (logger().debug())
-				logger().debug("idle session to %s failed its role probe, discarded: %s", slot.endpoint.toString(), exc.displayText());
+				logger().debug("idle session to %s failed its role probe, discarded: %s", _redactor.redact(slot.endpoint.toString()), _redactor.redact(exc.displayText()));
 			EndpointPool* pool = entry->pool;
 			pool->release(std::move(entry), true);
 			return; // try the pool's next idle session
@@ -636,7 +652,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 		break;
 	}
 	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).
-	if (logger().debug()) logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+	if (logger().debug()) logger().debug("%s: %s", _redactor.redact(slot.endpoint.toString()), attempt.detail);
 }
 
 
@@ -645,8 +661,8 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 	AttemptFailure failure = AttemptFailure::classify(exc, _settings, cancelled);
 	attempt.endpoint = slot.endpoint;
 	attempt.elapsedMs = ms;
-	attempt.detail = failure.detail;
-	attempt.nestedText = failure.fullText;
+	attempt.detail = _redactor.redact(failure.detail);
+	attempt.nestedText = _redactor.redact(failure.fullText);
 	switch (failure.kind)
 	{
 	case AttemptFailure::AUTHENTICATION:
@@ -669,7 +685,7 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 		break;
 	}
 	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).
-	if (logger().debug()) logger().debug("%s: %s", slot.endpoint.toString(), attempt.detail);
+	if (logger().debug()) logger().debug("%s: %s", _redactor.redact(slot.endpoint.toString()), attempt.detail);
 }
 
 
@@ -680,8 +696,8 @@ void Router::checkAuthentication(PassState& state)
 	std::string message = "authentication failed at " + state.authEndpoint +
 		(state.raced ? " (the race was stopped; attempts already under way were abandoned): " : " (later hosts not tried): ") +
 		state.authFailure->message();
-	logger().warning("%s", message);
-	throw BlueTuskAuthenticationException(message, *state.authFailure);
+	logger().warning("%s", _redactor.redact(message));
+	throw BlueTuskAuthenticationException(message, *state.authFailure); // route() redacts it
 }
 
 
@@ -711,7 +727,7 @@ void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStar
 	{
 		message += " (earlier passes: " + summarizeAttempts(log.begin() + routeStart, log.begin() + passStart) + ")";
 	}
-	logger().information("%s", message);
+	logger().information("%s", _redactor.redact(message));
 
 	// Every pass as data; one nested exception per endpoint of the last pass, in attempt order, each holding
 	// the full detail.

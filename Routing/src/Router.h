@@ -66,7 +66,8 @@ public:
 	PoolEntryPtr route(HostAttemptList& log);
 		/// The chosen session as an entry of its owning pool. Appends every attempt to log, numbered by pass
 		/// (HostAttempt::pass). Throws BlueTuskAuthenticationException, HostAttemptsException,
-		/// BlueTuskPoolTimeoutException (pooled, no capacity in time).
+		/// BlueTuskPoolTimeoutException (pooled, no capacity in time). Attempts, log lines and exceptions
+		/// have passed the settings' redactor (ConnectionSettings::redactor()).
 
 private:
 	struct Slot;
@@ -85,8 +86,11 @@ private:
 		double elapsedMs) const;
 	std::string roleText(ServerRole role) const;
 
+	PoolEntryPtr routeUnredacted(HostAttemptList& log);
+
 	Request _request;
 	const ConnectionSettings& _settings;
+	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
 };

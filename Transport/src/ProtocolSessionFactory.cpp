@@ -73,6 +73,21 @@ std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueT
 std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openSession(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings, const Deadline& deadline,
 	const OpenCancellation* race) const
 {
+	try
+	{
+		return openUnredacted(endpoint, settings, deadline, race);
+	}
+	catch (Poco::Exception& exc)
+	{
+		// the one way out of Transport for a connect failure: its messages pass the settings' redactor
+		settings.redactor().rethrow(exc);
+	}
+}
+
+
+std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openUnredacted(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings,
+	const Deadline& deadline, const OpenCancellation* race) const
+{
 	std::unique_ptr<ProtocolSession> session;
 	StartupGate* gate = race ? race->startupGate() : nullptr;
 	Dialer::Result result = _dialer.dial(endpoint, deadline, Dialer::SocketOptions::from(settings),

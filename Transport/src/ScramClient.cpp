@@ -6,6 +6,7 @@
 
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "Pbkdf2.h"
 #include "Poco/Base64Decoder.h"
 #include "Poco/Base64Encoder.h"
 #include "Poco/Mutex.h"
@@ -231,7 +232,7 @@ std::string ScramClient::clientFirstMessage() const
 }
 
 
-std::string ScramClient::clientFinalMessage(const std::string& serverFirstMessage)
+std::string ScramClient::clientFinalMessage(const std::string& serverFirstMessage, const Deadline* deadline)
 {
 	// r=<nonce>,s=<salt>,i=<iterations>[,extensions]
 	std::string nonce, saltText, iterationsText;
@@ -279,7 +280,7 @@ std::string ScramClient::clientFinalMessage(const std::string& serverFirstMessag
 	if (!Poco::NumberParser::tryParse(iterationsText, iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
 		throw BlueTuskAuthenticationException("SCRAM: invalid iteration count (must be 1.." + std::to_string(MAX_ITERATIONS) + ")");
 
-	std::string salted = saltedPassword(_password, salt, iterations);
+	std::string salted = saltedPassword(_password, salt, iterations, deadline);
 	std::string clientKey = hmacSha256(salted, "Client Key");
 	std::string storedKey = sha256(clientKey);
 	const std::string channelBinding = "c=" + base64Encode(gs2Header() + (_binding == TLS_SERVER_END_POINT ? _channelBindingData : std::string()));
@@ -324,7 +325,7 @@ void ScramClient::verifyServerFinal(const std::string& serverFinalMessage) const
 }
 
 
-std::string ScramClient::saltedPassword(const std::string& password, const std::string& salt, int iterations)
+std::string ScramClient::saltedPassword(const std::string& password, const std::string& salt, int iterations, const Deadline* deadline)
 {
 	std::string keyMaterial = password;
 	keyMaterial.push_back('\0');
@@ -335,14 +336,7 @@ std::string ScramClient::saltedPassword(const std::string& password, const std::
 	wipe(keyMaterial);
 	std::string salted;
 	if (cache().find(key, salted)) return salted;
-	unsigned char out[SHA256_DIGEST_LENGTH];
-	if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()), reinterpret_cast<const unsigned char*>(salt.data()),
-			static_cast<int>(salt.size()), iterations, EVP_sha256(), sizeof(out), out) != 1)
-	{
-		throw BlueTuskAuthenticationException("SCRAM: PBKDF2 failed in OpenSSL");
-	}
-	salted.assign(reinterpret_cast<const char*>(out), sizeof(out));
-	OPENSSL_cleanse(out, sizeof(out));
+	salted = Detail::pbkdf2Sha256(password, salt, iterations, deadline);
 	cache().insert(key, salted);
 	return salted;
 }

@@ -14,6 +14,7 @@
 #include "BlueTusk/PasswordFile.h"
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/TlsUpgrade.h"
+#include "AuthenticationPolicy.h"
 #include "SigpipeGuard.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
@@ -130,9 +131,11 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 		if (deadline.watch() && deadline.watch()->remove(_socket))
 			throw Poco::Net::NetException("connection attempt cancelled");
 	}
-	catch (Poco::TimeoutException&)
+	catch (Poco::TimeoutException& exc)
 	{
 		_broken = true;
+		// the SCRAM key derivation's own timeout says what took the time; any other is the server's silence
+		if (exc.message().compare(0, 5, "SCRAM") == 0) throw;
 		throw Poco::TimeoutException("no answer within the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) +
 			" ms, during " + _phase);
 	}
@@ -236,6 +239,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	}
 
 	_phase = "startup";
+	_username = settings.username; // an error before any authentication request names the configured user too
 	std::vector<std::pair<std::string, std::string>> parameters;
 	parameters.emplace_back("user", settings.username);
 	parameters.emplace_back("database", settings.database.empty() ? settings.username : settings.database);
@@ -325,10 +329,12 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 	case 0: // AuthenticationOk
 		if (_scram && !_scramVerified)
 			throw BlueTuskAuthenticationException("the server ended SCRAM authentication without proving it knows the password");
+		Detail::AuthenticationPolicy::completed(settings, where(), _authenticationMethod);
 		_phase = "startup";
 		return;
 	case 3: // AuthenticationCleartextPassword
 		{
+			Detail::AuthenticationPolicy::request(settings, where(), code, _authenticationMethod);
 			_authenticationMethod = "cleartext";
 			std::string secret = password(settings, "cleartext password");
 			_writer.passwordMessage(secret);
@@ -337,6 +343,7 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 		break;
 	case 5: // AuthenticationMD5Password
 		{
+			Detail::AuthenticationPolicy::request(settings, where(), code, _authenticationMethod);
 			_authenticationMethod = "MD5";
 			std::string salt = message.authenticationData();
 			if (salt.size() != 4) throw BlueTuskProtocolException("malformed AuthenticationMD5Password from the server");
@@ -350,13 +357,12 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 	case 10: // AuthenticationSASL
 		{
 			if (_scram) throw BlueTuskProtocolException("the server restarted SASL authentication");
+			Detail::AuthenticationPolicy::request(settings, where(), code, _authenticationMethod);
 			const std::vector<std::string> mechanisms = message.saslMechanisms();
 			const bool offersPlain = std::find(mechanisms.begin(), mechanisms.end(), "SCRAM-SHA-256") != mechanisms.end();
 			const bool offersPlus = std::find(mechanisms.begin(), mechanisms.end(), "SCRAM-SHA-256-PLUS") != mechanisms.end();
-			ScramClient::ChannelBinding binding;
-			if (_tls && offersPlus && !_channelBinding.empty()) binding = ScramClient::TLS_SERVER_END_POINT;
-			else if (offersPlain) binding = (_tls && !offersPlus && !_channelBinding.empty()) ? ScramClient::SUPPORTED : ScramClient::NONE;
-			else
+			const ScramClient::ChannelBinding binding = Detail::AuthenticationPolicy::binding(settings, where(), _tls, offersPlus, !_channelBinding.empty());
+			if (binding != ScramClient::TLS_SERVER_END_POINT && !offersPlain)
 			{
 				std::string offered;
 				for (const auto& name: mechanisms) offered += (offered.empty() ? "" : ", ") + name;
@@ -372,7 +378,7 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 		break;
 	case 11: // AuthenticationSASLContinue
 		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLContinue without a SASL exchange");
-		_writer.saslResponse(_scram->clientFinalMessage(message.authenticationData()));
+		_writer.saslResponse(_scram->clientFinalMessage(message.authenticationData(), _deadline));
 		break;
 	case 12: // AuthenticationSASLFinal
 		if (!_scram) throw BlueTuskProtocolException("AuthenticationSASLFinal without a SASL exchange");

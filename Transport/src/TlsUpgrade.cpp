@@ -121,6 +121,49 @@ Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& roo
 }
 
 
+namespace {
+
+void completeWithin(Poco::Net::SecureStreamSocket& secure, const Deadline& deadline)
+	/// Poco's attach() returns with the handshake unfinished when the server stalls (OpenSSL wants to read
+	/// after the socket timeout): later reads and writes would each wait a socket timeout again, and an
+	/// orderly TLS close another, three times Timeout in all (doc/reliability.md). Finish it here within
+	/// the deadline, or abort the connection (no TLS close) and throw Poco::TimeoutException.
+{
+	for (;;)
+	{
+		int rc = 0;
+		try
+		{
+			secure.setReceiveTimeout(deadline.socketTimeout());
+			secure.setSendTimeout(deadline.socketTimeout());
+			rc = secure.completeHandshake();
+		}
+		catch (Poco::TimeoutException&)
+		{
+			rc = 0;
+		}
+		if (rc == 1) return;
+		if (deadline.expired() || deadline.isCancelled())
+		{
+			if (deadline.watch()) deadline.watch()->remove(secure);
+			try
+			{
+				secure.abort();
+			}
+			catch (...)
+			{
+			}
+			if (deadline.isCancelled()) throw Poco::Net::NetException("connection attempt cancelled");
+			throw Poco::TimeoutException("the TLS handshake did not complete within the connect timeout of " +
+				std::to_string(deadline.timeout().totalMilliseconds()) + " ms (the server accepted the SSLRequest, then stopped answering)");
+		}
+		secure.poll(deadline.socketTimeout(), Poco::Net::Socket::SELECT_READ);
+	}
+}
+
+} // namespace
+
+
 Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, SslMode mode, const std::string& rootCertificate, const Deadline& deadline)
 {
 	Poco::Net::Context::Ptr ctx = context(mode, rootCertificate);
@@ -136,7 +179,9 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 	{
 		try
 		{
-			return Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);
+			Poco::Net::SecureStreamSocket attached = Poco::Net::SecureStreamSocket::attach(socket, sni, ctx);
+			completeWithin(attached, deadline);
+			return attached;
 		}
 		catch (Poco::Net::SSLException& exc)
 		{

@@ -5,6 +5,7 @@
 //
 
 #include "SampleJson.h"
+#include "TextSafety.h"
 #include "Poco/Dynamic/Var.h"
 #include <cmath>
 #include <sstream>
@@ -22,7 +23,8 @@ std::string toLine(const Poco::JSON::Object::Ptr& object)
 {
 	std::ostringstream out;
 	object->stringify(out);
-	return out.str();
+	// Poco escapes control characters but copies invalid UTF-8 bytes: strict JSON readers would fail
+	return validUtf8(out.str());
 }
 
 

@@ -23,7 +23,8 @@ Poco::JSON::Object::Ptr newObject();
 	/// An object that keeps its keys in insertion order.
 
 std::string toLine(const Poco::JSON::Object::Ptr& object);
-	/// The object as one line of compact JSON (no newline at the end).
+	/// The object as one line of compact JSON (no newline at the end), valid UTF-8 (invalid bytes from a
+	/// server or the input become U+FFFD; control characters are escaped by Poco).
 
 double roundedMs(double ms);
 	/// ms rounded to 0.1.

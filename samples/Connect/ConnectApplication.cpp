@@ -8,6 +8,7 @@
 // failure.
 //
 
+#include "TextSafety.h"
 #include "ConnectOptions.h"
 #include "ConnectReport.h"
 #include "ConnectRun.h"
@@ -46,7 +47,7 @@ void printUsageError(bool json, const std::string& text, const std::string& type
 		std::cout << toLine(report.toJson()) << std::endl;
 		return;
 	}
-	std::cerr << "bluetusk-connect: " << text << "\n(try bluetusk-connect --help)" << std::endl;
+	std::cerr << "bluetusk-connect: " << BlueTusk::Samples::terminalSafe(text) << "\n(try bluetusk-connect --help)" << std::endl;
 }
 
 
@@ -262,7 +263,7 @@ int main(int argc, char** argv)
 		{
 			BlueTusk::Samples::printUsageError(true, exc.displayText(), BlueTusk::Samples::USAGE_ERROR_TYPE, exc.displayText());
 		}
-		else std::cerr << "bluetusk-connect: " << exc.displayText() << std::endl;
+		else std::cerr << "bluetusk-connect: " << BlueTusk::Samples::terminalSafe(exc.displayText(), true) << std::endl;
 		return BlueTusk::Samples::EXIT_STATUS_USAGE;
 	}
 	return app->run();

@@ -5,6 +5,7 @@
 //
 
 #include "ConnectReport.h"
+#include "TextSafety.h"
 #include "ErrorReport.h"
 #include "SampleJson.h"
 #include "Poco/NumberFormatter.h"
@@ -76,7 +77,7 @@ void ConnectReport::connected(int number, const BlueTuskConnection& connection, 
 				continue;
 			}
 			const HostAttempt& attempt = attempts[i];
-			_out << "      " << attempt.endpoint.toString() << "  " << HostAttempt::outcomeName(attempt.outcome) << ": " << attempt.detail
+			_out << "      " << attempt.endpoint.toString() << "  " << HostAttempt::outcomeName(attempt.outcome) << ": " << terminalSafe(attempt.detail)
 				<< " (" << ms(attempt.elapsedMs) << ")\n";
 		}
 	}
@@ -89,17 +90,24 @@ void ConnectReport::printTable(const QueryResult& result)
 {
 	if (result.columns.empty())
 	{
-		_out << "    " << result.commandTag << "\n";
+		_out << "    " << terminalSafe(result.commandTag) << "\n";
 		return;
 	}
 	std::vector<std::size_t> widths;
-	for (const auto& column: result.columns) widths.push_back(column.name.size());
+	// The server's text is shown escaped: no ESC, BEL or CR reaches the terminal (doc/reliability.md).
+	std::vector<std::string> header;
+	for (const auto& column: result.columns) header.push_back(terminalSafe(column.name));
+	std::vector<std::vector<std::string>> table;
 	for (const auto& row: result.rows)
 	{
-		for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
-		{
-			widths[i] = std::max(widths[i], row[i] ? row[i]->size() : std::size_t(4));
-		}
+		std::vector<std::string> cells;
+		for (std::size_t i = 0; i < header.size(); ++i) cells.push_back(i < row.size() && row[i] ? terminalSafe(*row[i]) : std::string("NULL"));
+		table.push_back(std::move(cells));
+	}
+	for (const auto& name: header) widths.push_back(name.size());
+	for (const auto& cells: table)
+	{
+		for (std::size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].size());
 	}
 	auto line = [&](const std::vector<std::string>& cells)
 	{
@@ -111,18 +119,11 @@ void ConnectReport::printTable(const QueryResult& result)
 		}
 		_out << std::right << "\n";
 	};
-	std::vector<std::string> header;
-	for (const auto& column: result.columns) header.push_back(column.name);
 	line(header);
 	std::vector<std::string> rule;
 	for (auto width: widths) rule.push_back(std::string(width, '-'));
 	line(rule);
-	for (const auto& row: result.rows)
-	{
-		std::vector<std::string> cells;
-		for (std::size_t i = 0; i < widths.size(); ++i) cells.push_back(i < row.size() && row[i] ? *row[i] : std::string("NULL"));
-		line(cells);
-	}
+	for (const auto& cells: table) line(cells);
 	_out << "    (" << result.rows.size() << (result.rows.size() == 1 ? " row)\n" : " rows)\n");
 }
 
@@ -137,7 +138,7 @@ void ConnectReport::error(int number, const Poco::Exception& exc)
 		return;
 	}
 	if (number > 0) _err << "[" << number << "] ";
-	_err << report.toText() << std::endl;
+	_err << terminalSafe(report.toText(), true) << std::endl;
 }
 
 

@@ -78,6 +78,12 @@ struct BackendScript
 	std::string password;                /// the password the client must send (Cleartext, Md5, ScramSha256)
 	bool rejectPassword = false;         /// every password is rejected: FATAL 28P01
 	bool corruptServerSignature = false; /// SCRAM: send a server signature that does not verify
+	bool stallTls = false;               /// answer 'S' to SSLRequest, then stay silent (a stalled TLS handshake)
+	int scramIterations = 4096;          /// SCRAM: the iteration count of the server-first-message
+	Authentication downgradeTo = Authentication::Trust;
+		/// Not Trust: a downgrade attempt. After the first round of `authentication` (Cleartext, Md5: the
+		/// password read; ScramSha256: the client-first-message read) ask for this method instead of
+		/// finishing; whatever the client answers is accepted (AuthenticationOk).
 	Wire::ErrorFields error;             /// the ErrorResponse of Action::StartupError
 	bool errorAfterAuthentication = false; /// StartupError: authenticate first (as 53300 is in PostgreSQL)
 	std::string garbageBytes = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";

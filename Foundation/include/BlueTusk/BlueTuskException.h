@@ -18,8 +18,44 @@
 
 namespace BlueTusk {
 
-POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskException, Poco::Exception)
-	/// The base of every BlueTusk exception.
+class SecretRedactor;
+
+
+class BlueTusk_Foundation_API BlueTuskException: public Poco::Exception
+	/// The base of every BlueTusk exception. Declared as POCO_DECLARE_EXCEPTION would, plus what(),
+	/// which carries the message, and redactDetails(), SecretRedactor's hook for data beyond the message.
+{
+public:
+	BlueTuskException(int code = 0);
+	BlueTuskException(const std::string& msg, int code = 0);
+	BlueTuskException(const std::string& msg, const std::string& arg, int code = 0);
+	BlueTuskException(const std::string& msg, const Poco::Exception& nested, int code = 0);
+	BlueTuskException(const BlueTuskException& exc);
+	~BlueTuskException() noexcept;
+	BlueTuskException& operator = (const BlueTuskException& exc);
+	const char* name() const noexcept;
+	const char* className() const noexcept;
+	Poco::Exception* clone() const;
+	void rethrow() const;
+
+	const char* what() const noexcept;
+		/// displayText() ("Server error: FATAL: ... (SQLSTATE 28P01)"; "Transport failure: could not
+		/// connect to db-a:5432: ..."), so that a std::exception handler sees the message, not just name()
+		/// as Poco::Exception::what() gives. The text lives in the exception until the next call of what()
+		/// on the same object; do not call what() on one object from several threads at once.
+
+	void addContext(const std::string& context);
+		/// Appends " (<context>)" to the message unless the message already contains context; BlueTusk
+		/// uses it to name the server of an error raised on the query path ("server db-a:5432").
+
+	virtual void redactDetails(const SecretRedactor& redactor);
+		/// Redacts what the exception carries besides its message and nested exceptions (which
+		/// SecretRedactor::redact() handles itself); the base carries nothing more. Subclasses with text
+		/// data (endpoints, attempts) override it and call the base.
+
+private:
+	mutable std::string _what;
+};
 
 POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskConnectionStringException, BlueTuskException)
 	/// A connection string (or one of its keywords) is malformed. The message names the keyword or the
@@ -86,6 +122,9 @@ public:
 
 	const std::string& endpoint() const;
 		/// The endpoint's display form ("db-a:5432"), or empty.
+
+	void redactDetails(const SecretRedactor& redactor);
+		/// Redacts the endpoint and each attempt's address and error text.
 
 private:
 	std::string _endpoint;

@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
+#include "BlueTusk/SecretRedactor.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Timespan.h"
 #include <map>
@@ -60,7 +61,7 @@ public:
 	int maxPoolSize = 100;               /// Maximum Pool Size, per endpoint
 	Poco::Timespan connectionIdleLifetime = Poco::Timespan(300, 0); /// Connection Idle Lifetime
 	Poco::Timespan connectionLifetime = 0;     /// Connection Lifetime (0: never retire)
-	Poco::Timespan checkoutTimeout = Poco::Timespan(15, 0); /// Checkout Timeout
+	Poco::Timespan checkoutTimeout = Poco::Timespan(15, 0); /// Checkout Timeout (0: no limit)
 	bool noResetOnClose = false;               /// No Reset On Close
 	std::string evictionPolicy = "standard";   /// Eviction Policy
 	std::vector<std::string> pluginPath;       /// Plugin Path: extra plugin directories or files
@@ -79,6 +80,12 @@ public:
 		/// Tcp User Timeout / tcp_user_timeout: given in milliseconds; how long transmitted data may stay
 		/// unacknowledged before the kernel drops the connection (TCP_USER_TIMEOUT); 0 leaves the
 		/// operating system's default (retransmissions for about 15 minutes).
+	RequireAuth requireAuth;
+		/// Require Auth / require_auth (PGREQUIREAUTH): the authentication methods the server may use
+		/// (libpq 16 semantics; empty: any). A server asking for another fails the open with
+		/// BlueTuskAuthenticationException.
+	ChannelBinding channelBinding = ChannelBinding::Prefer;
+		/// Channel Binding / channel_binding (PGCHANNELBINDING): disable, prefer, require.
 
 	ConnectionSettings();
 
@@ -110,6 +117,16 @@ public:
 		/// with an environment fallback is always written, so the text means the same whatever the
 		/// environment; the others only when not at their default. Ends with ';' (always the Npgsql form).
 
+	SecretRedactor redactor() const;
+		/// The redaction point for every message about these settings: knows the password in force and
+		/// every secret parse() and set() saw (each password value given, PGPASSWORD, and every text of the
+		/// connection string or of a set() value that might be a password, wherever malformed input put
+		/// it: a "password=" tail inside another value, the user info of a broken URL). Transport, Routing
+		/// and Pooling pass their exceptions and log lines through it; toString() uses it too.
+
+	void addSecret(const std::string& secret);
+		/// Makes redactor() treat secret as a secret too (e.g. a password a program looked up itself).
+
 	std::string hostList() const;
 		/// The endpoints' display forms joined with ","; for messages.
 
@@ -128,6 +145,7 @@ private:
 	std::string _hostList;        /// the Host text in force (given or PGHOST); endpoints derive from it
 	std::string _portList;        /// the Port text in force (given or PGPORT), or empty
 	std::string _defaultDatabase; /// the user name that database was defaulted to, or empty
+	std::vector<std::string> _secrets; /// what redactor() knows besides password; not compared by ==
 };
 
 } // namespace BlueTusk

@@ -71,6 +71,72 @@ BlueTusk_Foundation_API std::string toString(SslMode mode);
 BlueTusk_Foundation_API SslMode parseSslMode(const std::string& text, const std::string& keyword = "SSL Mode");
 	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
 
+
+enum class ChannelBinding
+	/// libpq's channel_binding (PostgreSQL docs 34.1.2): whether SCRAM-SHA-256-PLUS binds the
+	/// authentication to the TLS channel (tls-server-end-point).
+{
+	Disable,  /// "disable": never bind (SCRAM-SHA-256 with the 'n' flag even when PLUS is offered)
+	Prefer,   /// "prefer": bind when the session uses TLS and the server offers SCRAM-SHA-256-PLUS (the default)
+	Require   /// "require": the server must authenticate with SCRAM-SHA-256-PLUS over TLS; any other
+	          /// method (trust, cleartext, MD5, SCRAM without binding) fails the open
+};
+
+BlueTusk_Foundation_API std::string toString(ChannelBinding mode);
+BlueTusk_Foundation_API ChannelBinding parseChannelBinding(const std::string& text, const std::string& keyword = "Channel Binding");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
+
+enum class AuthenticationMethod
+	/// The methods libpq 16's require_auth names. BlueTusk speaks None, Password, Md5 and ScramSha256;
+	/// Gss and Sspi are accepted in a require_auth list (a "!gss" is meaningful) but never performed.
+{
+	None,         /// "none": the server asks for no authentication (trust)
+	Password,     /// "password": AuthenticationCleartextPassword
+	Md5,          /// "md5": AuthenticationMD5Password
+	ScramSha256,  /// "scram-sha-256": SASL with SCRAM-SHA-256 or SCRAM-SHA-256-PLUS
+	Gss,          /// "gss"
+	Sspi          /// "sspi"
+};
+
+BlueTusk_Foundation_API std::string toString(AuthenticationMethod method);
+	/// "none", "password", "md5", "scram-sha-256", "gss", "sspi".
+
+
+class BlueTusk_Foundation_API RequireAuth
+	/// libpq 16's require_auth (PostgreSQL docs 34.1.2): the authentication methods the server may use.
+	/// A comma-separated list of method names; every element may instead be negated with '!' ("!md5,
+	/// !password": anything but these). Positive and negative elements cannot be mixed, and no method may
+	/// appear twice. An empty list (the default) allows everything. A positive list without "none" refuses
+	/// a server that authenticates the client without asking (trust); "!none" requires the server to ask.
+	/// Plain value; thread-safe to read.
+{
+public:
+	RequireAuth();
+		/// No requirement: every method is allowed.
+
+	static RequireAuth parse(const std::string& text, const std::string& keyword = "Require Auth");
+		/// Parses the list (white space around elements ignored, any letter case). Throws
+		/// BlueTuskConnectionStringException naming keyword and the problem (an unknown method with the
+		/// accepted names, a mix of negated and plain elements, a repeated method, an empty element).
+
+	bool allows(AuthenticationMethod method) const;
+		/// Whether the server may use method.
+
+	bool empty() const;
+		/// True when there is no requirement.
+
+	std::string toString() const;
+		/// The canonical list ("scram-sha-256,none", "!md5,!password"), "" without requirement; parses back.
+
+	bool operator == (const RequireAuth& other) const;
+	bool operator != (const RequireAuth& other) const;
+
+private:
+	std::vector<AuthenticationMethod> _methods; /// in canonical order
+	bool _negated = false;
+};
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED

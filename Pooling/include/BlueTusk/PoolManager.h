@@ -196,6 +196,8 @@ public:
 		/// Waits, first come first served with every other waiter, until one of candidates can hand out an
 		/// idle session or a reservation. Throws BlueTuskPoolTimeoutException at deadline; its message names
 		/// each candidate with total/idle/busy/pending/max. Counts the timeout in each candidate's statistics.
+		/// A deadline of Poco::Timestamp::TIMEVAL_MAX means no limit (Checkout Timeout=0): the wait ends only
+		/// with capacity or when every candidate drains.
 
 	PoolStatistics statistics() const;
 		/// The aggregate over all pools (a consistent snapshot).

@@ -90,10 +90,13 @@ public:
 		/// The physical session (for anything the convenience functions do not cover).
 
 	std::vector<QueryResult> executeSimple(const std::string& sql);
-		/// session().executeSimple(sql): the simple query protocol, one result per statement.
+		/// session().executeSimple(sql): the simple query protocol, one result per statement. A
+		/// BlueTuskException from the session (server error, protocol error, broken session) is rethrown
+		/// with the same type and " (server <endpoint>)" added to its message, redacted.
 
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters = {});
 		/// session().execute(sql, parameters): the extended query protocol, text parameters $1, $2...
+		/// Errors as executeSimple().
 
 	QueryResult query(const std::string& sql, const Parameters& parameters = {});
 		/// session().query(sql, parameters): typed parameters, through the session's statement cache (Max

@@ -69,6 +69,9 @@ public:
 		/// Every endpoint attempted, in attempt order (a parallel race: host-list order), over every pass;
 		/// HostAttempt::pass numbers them from 1. Empty when no endpoint could be attempted.
 
+	void redactDetails(const SecretRedactor& redactor);
+		/// Redacts each attempt's endpoint host, detail and nested text (SecretRedactor::redact()).
+
 	int passes() const;
 		/// How many passes over the host list the router ran (1 without Failover Timeout). A pass may have
 		/// attempted nothing (every endpoint draining), so this can exceed the highest HostAttempt::pass.

@@ -65,7 +65,8 @@ public:
 		const OpenCancellation* race = nullptr) const;
 		/// As above with a deadline supplied by the caller (settings.connectTimeout is then ignored). With
 		/// race and its StartupGate, each connected socket waits for its turn at the gate before the
-		/// startup (false from the gate: BlueTuskTransportException "... cancelled").
+		/// startup (false from the gate: BlueTuskTransportException "... cancelled"). Every exception
+		/// leaving here (and so open() and openCancellable()) has passed settings.redactor().
 
 	void setNoticeHandler(const NoticeHandler& handler);
 		/// The notice handler given to every session opened afterwards (empty: Poco::Logger).
@@ -73,6 +74,9 @@ public:
 	const Dialer& dialer() const;
 
 private:
+	std::unique_ptr<ProtocolSession> openUnredacted(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings& settings,
+		const Deadline& deadline, const OpenCancellation* race) const;
+
 	Dialer _dialer;
 	NoticeHandler _noticeHandler;
 };

@@ -10,6 +10,7 @@
 #define BlueTusk_ScramClient_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/Deadline.h"
 #include <string>
 
 namespace BlueTusk {
@@ -55,18 +56,23 @@ public:
 	std::string clientFirstMessage() const;
 		/// gs2 header + "n=<user>,r=<client nonce>".
 
-	std::string clientFinalMessage(const std::string& serverFirstMessage);
+	std::string clientFinalMessage(const std::string& serverFirstMessage, const Deadline* deadline = nullptr);
 		/// Parses "r=<nonce>,s=<salt>,i=<iterations>" (the nonce must extend the client nonce; the iteration
 		/// count must be 1..10000000), computes the proof and returns "c=<binding>,r=<nonce>,p=<proof>".
+		/// The key derivation keeps within deadline (see saltedPassword()).
 
 	void verifyServerFinal(const std::string& serverFinalMessage) const;
 		/// Checks "v=<server signature>" in constant time; "e=<error>" or a wrong signature throws
 		/// BlueTuskAuthenticationException.
 
-	static std::string saltedPassword(const std::string& password, const std::string& salt, int iterations);
+	static std::string saltedPassword(const std::string& password, const std::string& salt, int iterations,
+		const Deadline* deadline = nullptr);
 		/// Hi(Normalize(password), salt, i) of RFC 5802 (32 bytes), from the process-wide cache when
 		/// possible. The password is used as given (SASLprep's mapping and normalization are identity for
-		/// ASCII; see doc/transport.md).
+		/// ASCII; see doc/transport.md). The derivation checks deadline (null: none) every 1024 iterations
+		/// (about 0.2 ms) and throws Poco::TimeoutException once it has passed, so a server asking for
+		/// 10,000,000 iterations cannot hold the open beyond its Timeout; Poco::Net::NetException when the
+		/// deadline's open was cancelled.
 
 	static void clearCache();
 		/// Empties the salted-password cache (tests, or after a password change).

@@ -432,6 +432,9 @@ public:
 		Poco::Stopwatch watch;
 		watch.start();
 		client.send(Wire::query("SELECT pg_sleep(10)"));
+		// The cancel must follow the statement, as with PostgreSQL (a cancel that arrives while the session
+		// is idle is ignored): wait until the backend has read it.
+		CPPUNIT_ASSERT(waitUntil([&backend] { return backend.queryCount() == 1; }, Poco::Timespan(5, 0)));
 		{
 			RawClient canceller(backend.address());
 			canceller.send(Wire::MessageWriter().int32(Wire::CANCEL_REQUEST_CODE).int32(startup.processId).int32(startup.secretKey).finish());
@@ -447,6 +450,7 @@ public:
 
 		// a wrong key cancels nothing
 		client.send(Wire::query("SELECT pg_sleep(10)"));
+		CPPUNIT_ASSERT(waitUntil([&backend] { return backend.queryCount() == 2; }, Poco::Timespan(5, 0)));
 		{
 			RawClient canceller(backend.address());
 			canceller.send(Wire::MessageWriter().int32(Wire::CANCEL_REQUEST_CODE).int32(startup.processId).int32(startup.secretKey + 1).finish());

@@ -39,6 +39,7 @@ class SessionStartupFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testAvailabilityErrors);
 	CPPUNIT_TEST(testServerErrorStopsAtOnce);
 	CPPUNIT_TEST(testPasswordRejected);
+	CPPUNIT_TEST(testRejectionBeforeAuthenticationNamesUser);
 	CPPUNIT_TEST(testPasswordMethods);
 	CPPUNIT_TEST(testScramServerSignatureMismatch);
 	CPPUNIT_TEST(testUnsupportedAuthenticationMethod);
@@ -238,6 +239,25 @@ public:
 		CPPUNIT_ASSERT_THROW(factory.openSession(BlueTuskHostEndpoint("db.fault.test", 5432), fastSettings(1000)), BlueTuskServerException);
 		CPPUNIT_ASSERT_EQUAL(1, starting.startupMessages());
 		CPPUNIT_ASSERT_EQUAL(0, primary.connectionsAccepted());
+	}
+
+	void testRejectionBeforeAuthenticationNamesUser()
+	{
+		// Issue 16, finding 8: an ErrorResponse sent before any authentication request said user "".
+		FakeBackend backend(BackendScript::startupError("28000", "no pg_hba.conf entry for host \"127.0.0.1\", user \"alice\""));
+		ProtocolSessionFactory factory;
+		try
+		{
+			factory.openSession(backend.endpoint(), fastSettings(1000));
+			CPPUNIT_FAIL("open succeeded");
+		}
+		catch (BlueTuskAuthenticationException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("the server rejected the session for user \"alice\" at " +
+				backend.hostAndPort()) != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("(SQLSTATE 28000)") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(0, backend.passwordsReceived());
 	}
 
 	void testPasswordRejected()

@@ -1,7 +1,7 @@
 //
 // FrozenLeaderTest.cpp
 //
-// (d) of issue 12: the leader's machine hangs (SIGSTOP of its Patroni and PostgreSQL) and is thawed once
+// Scenario (d), a frozen leader: the leader's machine hangs (SIGSTOP of its Patroni and PostgreSQL) and is thawed once
 // BlueTusk writes on the new primary. This suite states what BlueTusk does NOT do yet, so it has its own
 // label ("ha-gaps") and scripts/test does not run it: between the thaw and Patroni demoting it, the
 // deposed primary still accepts writes from the sessions BlueTusk routes to it (measured: 33 writes in one

@@ -59,6 +59,7 @@ class TlsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testVerifyFullByAddressAndName);
 	CPPUNIT_TEST(testVerifyFullWrongName);
 	CPPUNIT_TEST(testScramPlusOverTls);
+	CPPUNIT_TEST(testChannelBindingAndRequireAuth);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -219,6 +220,31 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("SCRAM-SHA-256-PLUS"), session->authenticationMethod());
 		ProtocolSession::Ptr plain = openNode(2, "SSL Mode=disable");
 		CPPUNIT_ASSERT_EQUAL(std::string("SCRAM-SHA-256"), plain->authenticationMethod());
+	}
+
+	void testChannelBindingAndRequireAuth()
+	{
+		// Issue 16, finding 4, against PostgreSQL itself: require binds, disable does not (even over TLS),
+		// require without TLS and a require_auth that excludes SCRAM are refused before any proof is sent.
+		ProtocolSession::Ptr bound = openNode(1, "SSL Mode=require;Channel Binding=require;Require Auth=scram-sha-256");
+		CPPUNIT_ASSERT_EQUAL(std::string("SCRAM-SHA-256-PLUS"), bound->authenticationMethod());
+		ProtocolSession::Ptr unbound = openNode(1, "SSL Mode=require;Channel Binding=disable");
+		CPPUNIT_ASSERT(unbound->isTls());
+		CPPUNIT_ASSERT_EQUAL(std::string("SCRAM-SHA-256"), unbound->authenticationMethod());
+		ProtocolSessionFactory factory;
+		const ConnectionSettings plain = nodeSettings(1, "SSL Mode=disable;channel_binding=require");
+		CPPUNIT_ASSERT_THROW(factory.openSession(plain.endpoints.at(0), plain), BlueTuskAuthenticationException);
+		const ConnectionSettings md5Only = nodeSettings(1, "SSL Mode=require;require_auth=md5,password");
+		try
+		{
+			factory.openSession(md5Only.endpoints.at(0), md5Only);
+			CPPUNIT_FAIL("a SCRAM server was accepted with require_auth=md5,password");
+		}
+		catch (BlueTuskAuthenticationException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("requirement \"password,md5\" (Require Auth) failed") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("asked for SASL (SCRAM-SHA-256) authentication") != std::string::npos);
+		}
 	}
 
 private:

@@ -144,8 +144,10 @@ bool assignsSecretAsPassword(const std::string& text)
 }
 
 bool passwordInOtherValue(const ConnectionSettings& settings)
+	/// Whether a value other than Password holds one of the settings' secrets (the password, or a text
+	/// of the input that might be one: ConnectionSettings::redactor()).
 {
-	if (settings.password.size() < 3) return false;
+	const SecretRedactor redactor = settings.redactor();
 	std::vector<std::string> values = {settings.database, settings.username, settings.applicationName, settings.hostOrder,
 		settings.rootCertificate, settings.passfile, settings.evictionPolicy};
 	std::string hosts;
@@ -162,7 +164,7 @@ bool passwordInOtherValue(const ConnectionSettings& settings)
 		{
 			if (c != '[' && c != ']') plain += c;
 		}
-		if (contains(plain, settings.password)) return true;
+		if (redactor.reveals(plain) || redactor.reveals(value)) return true;
 	}
 	return false;
 }

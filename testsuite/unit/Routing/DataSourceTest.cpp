@@ -55,6 +55,7 @@ class DataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testOverflowToNextEndpoint);
 	CPPUNIT_TEST(testWaitsForCapacity);
 	CPPUNIT_TEST(testCheckoutTimeout);
+	CPPUNIT_TEST(testCheckoutTimeoutZeroMeansNoLimit);
 	CPPUNIT_TEST(testBrokenLeaseDiscarded);
 	CPPUNIT_TEST(testDrainEndpoint);
 	CPPUNIT_TEST(testParallelLosersJoinPools);
@@ -259,6 +260,26 @@ public:
 			CPPUNIT_ASSERT(exc.message().find("a:5432") != std::string::npos);
 		}
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").checkoutTimeouts);
+	}
+
+	void testCheckoutTimeoutZeroMeansNoLimit()
+	{
+		// Issue 16, finding 10: 0 waited nothing and failed at once; like every other timeout it is "no limit".
+		Fixture f;
+		auto dataSource = f.create("a", "Maximum Pool Size=1;Checkout Timeout=0");
+		BlueTuskConnection one = dataSource->open();
+		std::thread returner([&one]()
+		{
+			Poco::Thread::sleep(600);
+			one.close();
+		});
+		Poco::Clock start;
+		BlueTuskConnection two = dataSource->open();
+		returner.join();
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(start.elapsed()), start.elapsed() >= 590000 && start.elapsed() < 3000000);
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), two.connectedEndpoint().host());
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats(dataSource, "a").checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalOpens());
 	}
 
 	void testBrokenLeaseDiscarded()

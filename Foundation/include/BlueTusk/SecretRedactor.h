@@ -1,0 +1,68 @@
+//
+// SecretRedactor.h
+//
+// Library: BlueTusk/Foundation
+//
+// The one redaction point every message passes before it leaves BlueTusk (doc/routing.md,
+// "Secrets"): it knows the secrets of one ConnectionSettings, wherever malformed input put them.
+//
+
+#ifndef BlueTusk_SecretRedactor_INCLUDED
+#define BlueTusk_SecretRedactor_INCLUDED
+
+#include "BlueTusk/Foundation.h"
+#include "Poco/Exception.h"
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+
+
+class BlueTusk_Foundation_API SecretRedactor
+	/// Replaces every known secret in a text, or in an exception and its nested chain, with "***".
+	///
+	/// The secrets are those ConnectionSettings::redactor() collected: the password in force, every
+	/// password value given (also those a later one overrode), PGPASSWORD, and every text of the
+	/// connection string that might be a password however malformed the input (a "password=" tail pasted
+	/// into another value, a URL user name with an unencoded '@', a '/' in a URL password, a mistyped
+	/// scheme; a '/' in a URL password counts by its parts too, because the URL breaks there).
+	/// Secrets shorter than 3 characters are not replaced (replacing them would garble every message).
+	///
+	/// Immutable after construction; all methods are const and thread-safe.
+{
+public:
+	SecretRedactor();
+		/// A redactor that knows no secret (redact() returns its input).
+
+	explicit SecretRedactor(const std::vector<std::string>& secrets);
+		/// A redactor for secrets (empty or short ones are ignored, duplicates kept once).
+
+	std::string redact(const std::string& text) const;
+		/// text with every secret replaced by "***", longest first, and the start of a secret that ends a
+		/// value shortened for a message ('..."') too.
+
+	void redact(Poco::Exception& exc) const;
+		/// Redacts exc in place: its message, and for a BlueTuskException whatever else it carries as data
+		/// (BlueTuskException::redact()), then each nested exception the same way.
+
+	[[noreturn]] void rethrow(const Poco::Exception& exc) const;
+		/// Throws a redacted copy of exc with its dynamic type kept (Poco::Exception::clone(), rethrow()).
+
+	[[noreturn]] void rethrowCurrent() const;
+		/// For a catch (...) block: a Poco::Exception in flight is rethrown redacted (rethrow()); anything
+		/// else is rethrown unchanged.
+
+	bool reveals(const std::string& text) const;
+		/// True when text contains one of the secrets (for checks and tests).
+
+	const std::vector<std::string>& secrets() const;
+		/// The secrets, longest first.
+
+private:
+	std::vector<std::string> _secrets;
+};
+
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_SecretRedactor_INCLUDED

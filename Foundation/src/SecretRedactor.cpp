@@ -1,0 +1,110 @@
+//
+// SecretRedactor.cpp
+//
+// Library: BlueTusk/Foundation
+//
+
+#include "BlueTusk/SecretRedactor.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "SecretRedaction.h"
+#include <algorithm>
+#include <exception>
+#include <memory>
+
+namespace BlueTusk {
+
+namespace {
+
+const std::size_t minimumSecretLength = 3;
+
+
+struct MessageAccess: public Poco::Exception
+	/// Reaches Poco::Exception's protected message setter for any exception (a pointer to the member
+	/// named through a derived class is a pointer to the base's member).
+{
+	static void set(Poco::Exception& exc, const std::string& text)
+	{
+		void (Poco::Exception::*setter)(const std::string&) = &MessageAccess::message;
+		(exc.*setter)(text);
+	}
+};
+
+
+void addSecret(std::vector<std::string>& secrets, const std::string& secret)
+{
+	if (secret.size() < minimumSecretLength) return;
+	if (std::find(secrets.begin(), secrets.end(), secret) == secrets.end()) secrets.push_back(secret);
+}
+
+} // namespace
+
+
+SecretRedactor::SecretRedactor()
+{
+}
+
+
+SecretRedactor::SecretRedactor(const std::vector<std::string>& secrets)
+{
+	for (const std::string& secret: secrets) addSecret(_secrets, secret);
+	std::stable_sort(_secrets.begin(), _secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+
+std::string SecretRedactor::redact(const std::string& text) const
+{
+	if (_secrets.empty()) return text;
+	return Detail::redactSecrets(text, _secrets);
+}
+
+
+void SecretRedactor::redact(Poco::Exception& exc) const
+{
+	if (_secrets.empty()) return;
+	for (Poco::Exception* current = &exc; current; current = const_cast<Poco::Exception*>(current->nested()))
+	{
+		// the nested chain is owned by exc (Poco clones it on copy): changing it in place is safe
+		MessageAccess::set(*current, redact(current->message()));
+		if (auto* own = dynamic_cast<BlueTuskException*>(current)) own->redactDetails(*this);
+	}
+}
+
+
+void SecretRedactor::rethrow(const Poco::Exception& exc) const
+{
+	std::unique_ptr<Poco::Exception> copy(exc.clone());
+	redact(*copy);
+	copy->rethrow();
+	throw Poco::BugcheckException("Poco::Exception::rethrow() returned"); // not reached
+}
+
+
+void SecretRedactor::rethrowCurrent() const
+{
+	try
+	{
+		throw;
+	}
+	catch (Poco::Exception& exc)
+	{
+		rethrow(exc);
+	}
+}
+
+
+bool SecretRedactor::reveals(const std::string& text) const
+{
+	for (const std::string& secret: _secrets)
+	{
+		if (text.find(secret) != std::string::npos) return true;
+	}
+	return false;
+}
+
+
+const std::vector<std::string>& SecretRedactor::secrets() const
+{
+	return _secrets;
+}
+
+} // namespace BlueTusk
