@@ -161,6 +161,12 @@ Poco::UInt64 Session::notificationsDropped() const
 }
 
 
+std::vector<PipelineResult> Session::executePipeline(const std::vector<PipelineCommand>&)
+{
+	unsupported("executePipeline()");
+}
+
+
 void Session::unprepare(const PreparedStatement&)
 {
 	unsupported("unprepare()");

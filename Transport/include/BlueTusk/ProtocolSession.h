@@ -109,6 +109,7 @@ public:
 	Poco::UInt64 queryEach(const std::string& sql, const Parameters& parameters, const std::function<bool(const RowView&)>& onRow);
 	std::unique_ptr<CopyIn> copyIn(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes = {});
 	Poco::UInt64 copyOut(const std::string& sql, const std::function<void(const char* data, std::size_t size)>& onData);
+	std::vector<PipelineResult> executePipeline(const std::vector<PipelineCommand>& commands);
 	bool waitForNotification(const Poco::Timespan& timeout, Notification& notification);
 	std::vector<Notification> takeNotifications();
 	Poco::UInt64 notificationsDropped() const;
@@ -233,6 +234,9 @@ private:
 	void drainToReady();
 		/// Reads and drops everything up to ReadyForQuery, swallowing an ErrorResponse (used after a cancel).
 	void queueNotification(const BackendMessage& message);
+	void writePipelineCommand(const PipelineCommand& command);
+	bool readPipelineStatement(const PipelineCommand& command, PipelineResult& result);
+		/// Reads one statement's answer; false when it failed (ErrorResponse).
 	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
 		std::unique_ptr<BlueTuskServerException>& error);
 

@@ -15,6 +15,7 @@
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
+#include "BlueTusk/Pipeline.h"
 #include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/QueryResult.h"
 #include "BlueTusk/TargetSessionAttributes.h"
@@ -220,6 +221,9 @@ public:
 		/// that the oldest are dropped and notificationsDropped() counts them.
 
 	virtual Poco::UInt64 notificationsDropped() const;
+
+	virtual std::vector<PipelineResult> executePipeline(const std::vector<PipelineCommand>& commands);
+		/// Runs a pipeline (Pipeline.h; use that class). The default throws BlueTuskUsageException.
 
 	virtual void unprepare(const PreparedStatement& statement);
 		/// Closes the statement on the server (the Close goes in front of the next extended-protocol

@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Pipeline.h"
 #include "TransportTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Pipe.h"
@@ -62,6 +63,8 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCopyAbortKeepsNothing);
 	CPPUNIT_TEST(testCopyOutEqualsPsql);
 	CPPUNIT_TEST(testCopyMisuse);
+	CPPUNIT_TEST(testPipelineInOrder);
+	CPPUNIT_TEST(testPipelineFailureSkipsItsSegment);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -242,6 +245,65 @@ public:
 		copy->write("5\n");
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), copy->finish());
 		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT count(*) FROM copied"));
+	}
+
+	void testPipelineInOrder()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE piped (id int PRIMARY KEY, name text)");
+		PreparedStatement insert = session->prepare("INSERT INTO piped VALUES ($1, $2)");
+		Pipeline pipeline(*session);
+		for (int i = 1; i <= 5; ++i) pipeline.add(insert, {i, "n" + std::to_string(i)});
+		const std::size_t count = pipeline.add("SELECT count(*), max(name) FROM piped");
+		const std::size_t echo = pipeline.add("SELECT $1::text || '!'", {"hi"});
+		CPPUNIT_ASSERT_EQUAL(std::size_t(7), pipeline.size());
+		std::vector<PipelineResult> results = pipeline.run();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(7), results.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("ok: INSERT 0 1"), results[0].describe());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(5), results[count].result.row(0).get<Poco::Int64>(0));
+		CPPUNIT_ASSERT_EQUAL(std::string("n5"), results[count].result.row(0).get<std::string>(1));
+		CPPUNIT_ASSERT_EQUAL(std::string("hi!"), results[echo].result.row(0).get<std::string>(0));
+		CPPUNIT_ASSERT_EQUAL(std::size_t(0), pipeline.size());
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+	}
+
+	void testPipelineFailureSkipsItsSegment()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE piped (id int PRIMARY KEY)");
+		PreparedStatement insert = session->prepare("INSERT INTO piped VALUES ($1)");
+		// one segment: statement 500 repeats id 1; the 499 before it are rolled back with it, the 500 after skipped
+		Pipeline single(*session);
+		for (int i = 1; i <= 1000; ++i) single.add(insert, {i == 500 ? 1 : i});
+		std::vector<PipelineResult> results = single.run();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), results.size());
+		CPPUNIT_ASSERT(results[498].status == PipelineResult::Status::Ok);
+		CPPUNIT_ASSERT(results[499].status == PipelineResult::Status::Failed);
+		CPPUNIT_ASSERT_EQUAL(std::string("23505"), results[499].error->sqlState());
+		CPPUNIT_ASSERT(results[500].status == PipelineResult::Status::Skipped);
+		CPPUNIT_ASSERT(results[999].status == PipelineResult::Status::Skipped);
+		CPPUNIT_ASSERT_EQUAL(std::string("skipped because of an earlier error in the pipeline (statement 500)"), results[999].describe());
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM piped"));
+		// segments of 100: only the failing segment (401-500) is lost, the later ones run
+		Pipeline segmented(*session);
+		for (int i = 1; i <= 1000; ++i)
+		{
+			segmented.add(insert, {i == 450 ? 1 : i});
+			if (i % 100 == 0) segmented.sync();
+		}
+		results = segmented.run();
+		std::size_t ok = 0, failed = 0, skipped = 0;
+		for (const PipelineResult& r: results)
+		{
+			ok += r.status == PipelineResult::Status::Ok;
+			failed += r.status == PipelineResult::Status::Failed;
+			skipped += r.status == PipelineResult::Status::Skipped;
+		}
+		CPPUNIT_ASSERT_EQUAL(std::size_t(949), ok);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), failed);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(50), skipped);
+		CPPUNIT_ASSERT_EQUAL(std::string("900"), scalar(*session, "SELECT count(*) FROM piped"));
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
 	}
 
 	void testNotifications()
