@@ -25,6 +25,7 @@ int main(int argc, char** argv)
 	registerThroughputBenchmarks();
 	registerStatementBenchmarks();
 	registerPocoDataBenchmarks();
+	registerBulkBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

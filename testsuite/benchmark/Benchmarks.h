@@ -30,6 +30,9 @@ void registerThroughputBenchmarks();
 void registerStatementBenchmarks();
 	/// 9 prepared_param, cached_query, typed_rows_10k: prepared statements, the cache, typed rows.
 
+void registerBulkBenchmarks();
+	/// 11 stream_1m, copy_in_1m, pipeline_1k, pipeline_1k_serial: streaming, COPY and pipelines.
+
 void registerPocoDataBenchmarks();
 	/// 10 data_select_one, data_recordset, data_insert_vector, data_insert_bulk: the same Poco::Data code
 	/// with "bluetusk" and Poco's "postgresql" connector.

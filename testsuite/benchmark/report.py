@@ -90,6 +90,18 @@ ROWS = [
     dict(id="10d", key="data_insert_bulk", title="Poco::Data 10,000-row bulk INSERT (vs the postgresql connector's row-by-row insert)",
          bluetusk="data_insert_bulk/bluetusk", baseline="data_insert_vector/postgresql", metric="time", unit="ms",
          kind="ratio", target=0.2),
+    dict(id="11a", key="stream_1m", title="Stream 1,000,000 int8 + text rows (vs libpq single-row mode)",
+         bluetusk="stream_1m/bluetusk", baseline="stream_1m/libpq", metric="time", unit="ms",
+         kind="ratio", target=1.0),
+    dict(id="11b", key="copy_in_1m", title="COPY FROM STDIN, 1,000,000 text rows (vs PQputCopyData)",
+         bluetusk="copy_in_1m/bluetusk", baseline="copy_in_1m/libpq", metric="time", unit="ms",
+         kind="ratio", target=1.0),
+    dict(id="11c", key="pipeline_1k", title="Pipeline of 1,000 single-row INSERTs (vs libpq pipeline mode)",
+         bluetusk="pipeline_1k/bluetusk", baseline="pipeline_1k/libpq", metric="time", unit="ms",
+         kind="ratio", target=1.0),
+    dict(id="11d", key="pipeline_1k_serial", title="The same 1,000 INSERTs one round trip each (vs the pipeline)",
+         bluetusk="pipeline_1k_serial/bluetusk", baseline="pipeline_1k/bluetusk", metric="time", unit="ms",
+         kind=None, target=None),
 ]
 
 NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
