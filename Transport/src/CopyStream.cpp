@@ -256,13 +256,7 @@ void ProtocolSession::startCopy(const std::string& sql, char expected, std::vect
 				return;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					drainToReady();
 					throw BlueTuskServerException(fields, true);
 				}
@@ -333,13 +327,7 @@ Poco::UInt64 ProtocolSession::copyOut(const std::string& sql, const std::functio
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					if (!error) error.reset(new BlueTuskServerException(fields, true));
 				}
 				break;

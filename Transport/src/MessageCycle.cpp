@@ -88,6 +88,19 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 }
 
 
+BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessage& message)
+{
+	BlueTuskServerException::Fields fields = message.errorFields();
+	if (fields.severity == "FATAL" || fields.severity == "PANIC")
+	{
+		markBroken();
+		closeSocket();
+		throw BlueTuskServerException(fields, false);
+	}
+	return fields;
+}
+
+
 BackendMessage ProtocolSession::receiveInCycle()
 {
 	BackendMessage message;
@@ -281,13 +294,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					if (!error) error.reset(new BlueTuskServerException(fields, true));
 					open = false;
 				}

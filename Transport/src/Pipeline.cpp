@@ -140,13 +140,7 @@ bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, Pipe
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					result.status = PipelineResult::Status::Failed;
 					result.error = std::make_shared<BlueTuskServerException>(fields, true);
 					return false;

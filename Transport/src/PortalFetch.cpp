@@ -153,14 +153,8 @@ QueryResult ProtocolSession::readPortal(std::size_t rows)
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
 					_portalOpen = false;
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					_writer.sync();
 					sendWriter();
 					readCycle();

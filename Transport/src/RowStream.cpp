@@ -31,13 +31,7 @@ void ProtocolSession::drainToReady()
 			return;
 		case 'E':
 			{
-				BlueTuskServerException::Fields fields = message.errorFields();
-				if (fields.severity == "FATAL" || fields.severity == "PANIC")
-				{
-					markBroken();
-					closeSocket();
-					throw BlueTuskServerException(fields, false);
-				}
+				BlueTuskServerException::Fields fields = errorOrFatal(message);
 			}
 			break;
 		case 'G':   // an unexpected COPY FROM STDIN: refuse it
@@ -142,13 +136,7 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					if (!(stopped && fields.sqlState == "57014") && !error) error.reset(new BlueTuskServerException(fields, true));
 				}
 				break;

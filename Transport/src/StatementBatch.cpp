@@ -121,13 +121,7 @@ Poco::UInt64 ProtocolSession::readBatchChunk(std::size_t executions, std::size_t
 				break;
 			case 'E':
 				{
-					BlueTuskServerException::Fields fields = message.errorFields();
-					if (fields.severity == "FATAL" || fields.severity == "PANIC")
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskServerException(fields, false);
-					}
+					BlueTuskServerException::Fields fields = errorOrFatal(message);
 					fields.message += " (row " + std::to_string(firstRow + completed + 1) + " of the batch; " +
 						(outsideTransaction ? "the whole batch was rolled back)" : "the transaction is aborted)");
 					error.reset(new BlueTuskServerException(fields, true));

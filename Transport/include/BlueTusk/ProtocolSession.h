@@ -183,6 +183,9 @@ private:
 	void setReceiveTimeout(const Poco::Timespan& timeout);
 	void handleReady(const BackendMessage& message);
 	bool handleAsync(const BackendMessage& message);
+	BlueTuskServerException::Fields errorOrFatal(const BackendMessage& message);
+		/// An ErrorResponse's fields; for FATAL or PANIC the session is broken and the error thrown
+		/// (BlueTuskServerException, sessionUsable() false).
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
