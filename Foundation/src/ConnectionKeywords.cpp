@@ -154,6 +154,8 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.keepalive = keepaliveSeconds(v, src); }},
 		{"Tcp User Timeout", "tcp_user_timeout", nullptr, Setting::TcpUserTimeout,
 			[](S& s, const std::string& v, const std::string& src) { s.tcpUserTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
+		{"Failover Poll Milliseconds", nullptr, nullptr, Setting::FailoverPoll,
+			[](S& s, const std::string& v, const std::string& src) { s.failoverPoll = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
 		{"Require Auth", "require_auth", "PGREQUIREAUTH", Setting::RequireAuth,
 			[](S& s, const std::string& v, const std::string& src) { s.requireAuth = RequireAuth::parse(v, src); }},
 		{"Channel Binding", "channel_binding", "PGCHANNELBINDING", Setting::ChannelBinding,

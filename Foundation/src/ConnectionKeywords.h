@@ -25,7 +25,8 @@ enum class Setting
 	Host, Port, Database, Username, Password, ApplicationName, TargetSessionAttributes, HostOrder,
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
-	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding
+	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding,
+	FailoverPoll
 };
 
 
@@ -46,7 +47,7 @@ struct ConnectionKeywords
 	static const std::vector<Keyword>& all();
 		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
-		/// Require Auth and Channel Binding.
+		/// Require Auth, Channel Binding and Failover Poll Milliseconds.
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

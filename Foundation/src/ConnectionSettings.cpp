@@ -203,6 +203,7 @@ std::string ConnectionSettings::toString() const
 	if (evictionPolicy != defaults.evictionPolicy) addText("Eviction Policy", evictionPolicy);
 	if (!pluginPath.empty()) addText("Plugin Path", Detail::join(pluginPath, ","));
 	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
+	addIfChanged("Failover Poll Milliseconds", std::to_string(failoverPoll.totalMilliseconds()), std::to_string(defaults.failoverPoll.totalMilliseconds()));
 	addIfChanged("Max Auto Prepare", std::to_string(maxAutoPrepare), std::to_string(defaults.maxAutoPrepare));
 	addIfChanged("Auto Prepare Min Usages", std::to_string(autoPrepareMinUsages), std::to_string(defaults.autoPrepareMinUsages));
 	addIfChanged("Keepalive", std::to_string(keepalive.totalSeconds()), std::to_string(defaults.keepalive.totalSeconds()));
@@ -243,6 +244,7 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		connectTimeout == other.connectTimeout &&
 		failoverTimeout == other.failoverTimeout &&
 		hostRecheck == other.hostRecheck &&
+		failoverPoll == other.failoverPoll &&
 		sslMode == other.sslMode &&
 		rootCertificate == other.rootCertificate &&
 		passfile == other.passfile &&

@@ -193,11 +193,18 @@ PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 		Poco::Timespan remaining = _settings.failoverTimeout - elapsed;
 		if (_settings.failoverTimeout.totalMicroseconds() > 0 && remaining.totalMicroseconds() > 0)
 		{
-			Poco::Timespan wait = std::min(backoff, remaining);
+			// Promotion watch: when the pass reached a healthy server and only its role was wrong (a
+			// standby for a write target), a promotion is what we wait for: ask again every Failover Poll
+			// Milliseconds (pooled sessions of the rejected servers are reused, so the next pass costs a role
+			// probe each, not a login). Only passes where nothing answered back off (100 ms doubling to 1 s).
+			bool healthyRejected = false;
+			for (std::size_t i = passStart; i < log.size(); ++i) healthyRejected = healthyRejected || log[i].outcome == HostAttempt::REJECTED;
+			const bool poll = healthyRejected && _settings.failoverPoll.totalMicroseconds() > 0;
+			Poco::Timespan wait = std::min(poll ? _settings.failoverPoll : backoff, remaining);
 			logger().information("no acceptable host for target %s after pass %d; retrying in %s ms (Failover Timeout)",
 				_request.target->name(), passes, formatMs(wait.totalMicroseconds() / 1000.0));
 			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, (wait.totalMicroseconds() + 999) / 1000)));
-			backoff = std::min(backoff + backoff, maxBackoff);
+			if (!poll) backoff = std::min(backoff + backoff, maxBackoff);
 			_request.hostStates->forget(_settings.endpoints);
 			usePoolRoles = false;
 			continue;

@@ -51,6 +51,9 @@ public:
 		/// authentication, role probe). Zero means no limit. Given in seconds (decimals accepted).
 	Poco::Timespan failoverTimeout = 0;
 		/// Failover Timeout / failover_timeout: how long to keep retrying the host list (0: one pass).
+	Poco::Timespan failoverPoll = Poco::Timespan(0, 50000);
+		/// Failover Poll Milliseconds: while Failover Timeout runs and a pass reached healthy servers whose
+		/// role did not suit the target, the wait before the next pass (0: the ordinary backoff).
 	Poco::Timespan hostRecheck = Poco::Timespan(10, 0);
 		/// Host Recheck Seconds: how long a learned host state is trusted.
 	SslMode sslMode = SslMode::Prefer;   /// SSL Mode / sslmode

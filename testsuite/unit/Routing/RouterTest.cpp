@@ -76,6 +76,7 @@ class RouterTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testHostRecheckExpiry);
 	CPPUNIT_TEST(testFailoverTimeoutFindsPromotedHost);
 	CPPUNIT_TEST(testFailoverTimeoutGivesUp);
+	CPPUNIT_TEST(testFailoverPollsRejectedServers);
 	CPPUNIT_TEST(testParallelBlackHoleDoesNotDelay);
 	CPPUNIT_TEST(testParallelFirstAcceptWins);
 	CPPUNIT_TEST(testParallelFallbackHeldUntilAllFinish);
@@ -411,14 +412,32 @@ public:
 		Fixture f;
 		f.factory->script("a:5432", FakeHost::standby());
 		Poco::Clock start;
-		std::string message = f.openFailure("a", "Target Session Attributes=primary;Failover Timeout=0.5");
+		std::string message = f.openFailure("a", "Target Session Attributes=primary;Failover Timeout=0.5;Failover Poll Milliseconds=0");
 		long ms = elapsedMs(start);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(ms), ms >= 480 && ms < 1500);
-		// Backoff 100, 200, then the rest of the 500 ms: four passes.
+		// Without the promotion poll: backoff 100, 200, then the rest of the 500 ms: four passes.
 		CPPUNIT_ASSERT_EQUAL(4, f.factory->opens("a:5432"));
 		CPPUNIT_ASSERT(message.find("no acceptable host for target primary (Host Order=sequential) after 4 passes in ") == 0);
 		CPPUNIT_ASSERT(message.find("(Failover Timeout=500 ms): a:5432: standby, target primary") != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+	}
+
+	void testFailoverPollsRejectedServers()
+	{
+		// A healthy standby rejected for target primary is asked again every Failover Poll Milliseconds
+		// (default 50): about ten passes in 500 ms instead of the backoff's four.
+		Fixture f;
+		f.factory->script("a:5432", FakeHost::standby());
+		std::string message = f.openFailure("a", "Target Session Attributes=primary;Failover Timeout=0.5");
+		const int opens = f.factory->opens("a:5432");
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(opens), opens >= 7 && opens <= 11);
+		CPPUNIT_ASSERT(message.find("passes in ") != std::string::npos);
+		// a server that does not answer is not polled: the backoff applies
+		Fixture g;
+		g.factory->script("b:5432", FakeHost::refused());
+		g.openFailure("b", "Target Session Attributes=primary;Failover Timeout=0.5");
+		const int refusedOpens = g.factory->opens("b:5432");
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(refusedOpens), refusedOpens <= 6 && refusedOpens < opens);
 	}
 
 	void testParallelBlackHoleDoesNotDelay()
