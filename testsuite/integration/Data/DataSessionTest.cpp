@@ -64,6 +64,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(DataSessionTest);
 	CPPUNIT_TEST(testReadWriteLandsOnPrimary);
 	CPPUNIT_TEST(testPreferStandbyAndProperties);
+	CPPUNIT_TEST(testEveryConnectionStringForm);
 	CPPUNIT_TEST(testSameStringSharesOneDataSource);
 	CPPUNIT_TEST(testTransactionsAndIsolation);
 	CPPUNIT_TEST(testPocoTransaction);
@@ -105,6 +106,23 @@ public:
 		CPPUNIT_ASSERT_EQUAL(endpointOf(2), connection->connectedEndpoint().toString());
 		CPPUNIT_ASSERT(session.getFeature("bulk"));
 		CPPUNIT_ASSERT_THROW(session.setProperty("endpoint", std::string("x")), Poco::InvalidAccessException);
+	}
+
+	void testEveryConnectionStringForm()
+	{
+		// the anchor's libpq keyword/value string works unchanged, and so does a URL
+		const ClusterInfo& c = cluster();
+		const std::string port = std::to_string(c.port);
+		const std::string libpq = "host=" + node(2) + "," + node(1) + " port=" + port + " user=" + c.user + " password=" + c.password +
+			" dbname=" + c.database + " sslmode=disable target_session_attrs=read-write";
+		const std::string url = "postgresql://" + c.user + ":" + c.password + "@" + node(3) + ":" + port + "," + node(1) + ":" + port + "/" +
+			c.database + "?sslmode=disable&target_session_attrs=standby";
+		Session keywordValue("bluetusk", libpq);
+		Session fromUrl("bluetusk", url);
+		CPPUNIT_ASSERT_EQUAL(endpointOf(1), Poco::AnyCast<std::string>(keywordValue.getProperty("endpoint")));
+		CPPUNIT_ASSERT_EQUAL(endpointOf(3), Poco::AnyCast<std::string>(fromUrl.getProperty("endpoint")));
+		CPPUNIT_ASSERT(keywordValue.uri().find(c.password) == std::string::npos);
+		CPPUNIT_ASSERT(fromUrl.uri().find(c.password) == std::string::npos);
 	}
 
 	void testSameStringSharesOneDataSource()
