@@ -140,8 +140,11 @@ public:
 		}
 		catch (BlueTuskServerException& exc)
 		{
+			// The caller's own mistake (a bad statement) is a 4xx; the server going away mid-query (57P01
+			// shutdown, a FATAL, an availability error) is the service's: 503.
 			connection.close();
-			sendJson(response, HTTPResponse::HTTP_BAD_REQUEST, ErrorReport::from(exc).toJson());
+			const bool unavailable = exc.isAvailabilityError() || !exc.sessionUsable();
+			sendJson(response, unavailable ? HTTPResponse::HTTP_SERVICE_UNAVAILABLE : HTTPResponse::HTTP_BAD_REQUEST, ErrorReport::from(exc).toJson());
 		}
 		catch (Poco::Exception& exc)
 		{

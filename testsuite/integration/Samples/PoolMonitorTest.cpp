@@ -166,6 +166,11 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskServerException"), badSql.json()->getValue<std::string>("type"));
 		CPPUNIT_ASSERT_EQUAL(std::string("42703"), badSql.json()->getValue<std::string>("sqlstate"));
 
+		// the server ending the session mid-query (FATAL 57P01, as at a shutdown) is a 503, not the caller's fault
+		HttpAnswer terminated = httpGet(url, "query?sql=SELECT+pg_terminate_backend(pg_backend_pid())");
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(terminated.body, 503, terminated.status);
+		CPPUNIT_ASSERT_EQUAL(std::string("57P01"), terminated.json()->getValue<std::string>("sqlstate"));
+
 		HttpAnswer noHost = httpGet(url, "query?sql=SELECT+1&dataSource=second&target=primary");
 		CPPUNIT_ASSERT_EQUAL(503, noHost.status);
 		Poco::JSON::Object::Ptr error = noHost.json();
