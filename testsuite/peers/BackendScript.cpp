@@ -45,6 +45,25 @@ QueryAnswer QueryAnswer::dropConnection()
 }
 
 
+QueryAnswer QueryAnswer::copyIn(int disconnectAfter)
+{
+	QueryAnswer answer;
+	answer.copy = Copy::In;
+	answer.copyDisconnectAfter = disconnectAfter;
+	return answer;
+}
+
+
+QueryAnswer QueryAnswer::copyOut(const std::vector<std::string>& chunks, int disconnectAfter)
+{
+	QueryAnswer answer;
+	answer.copy = Copy::Out;
+	answer.copyData = chunks;
+	answer.copyDisconnectAfter = disconnectAfter;
+	return answer;
+}
+
+
 QueryAnswer& QueryAnswer::delay(int milliseconds)
 {
 	delayMs = milliseconds;
