@@ -9,6 +9,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Pipeline.h"
+#include "ProcessMemory.h"
 #include "TransportTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Pipe.h"
@@ -73,6 +74,8 @@ public:
 	void testStreamMillionRows()
 	{
 		ProtocolSession::Ptr session = openNode(1);
+		CPPUNIT_ASSERT(resetPeakResident());
+		const long connectedKb = statusKilobytes("VmRSS");
 		Poco::Int64 expected = 0, sum = 0, textBytes = 0;
 		bool inOrder = true;
 		const Poco::UInt64 rows = session->queryEach("SELECT i::int8, 'v' || i FROM generate_series(1, $1::int4) AS i", {1000000},
@@ -88,6 +91,12 @@ public:
 		CPPUNIT_ASSERT(inOrder);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(500000500000LL), sum);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(6888896), textBytes);   // "v1".."v1000000"
+		// Client memory stays bounded by one row plus the read buffer: the peak RSS while streaming about
+		// 15 MB of rows (the buffered result would be well over 32 MB) rose by less than 32 MB.
+		const long growthKb = statusKilobytes("VmHWM") - connectedKb;
+		std::cout << "\n  peak RSS growth while streaming 1,000,000 rows: " << growthKb << " kB" << std::endl;
+		CPPUNIT_ASSERT(connectedKb > 0);
+		CPPUNIT_ASSERT(growthKb < 32 * 1024);
 	}
 
 	void testStreamStopsEarly()
