@@ -210,6 +210,14 @@ public:
 		/// the delivery (the rest is read and dropped) and propagates; the session stays usable. The default
 		/// throws BlueTuskUsageException.
 
+	Poco::UInt64 copyOutRows(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes, const std::function<void(const RowView&)>& onRow);
+		/// Runs sql, a COPY ... TO STDOUT (FORMAT binary), through copyOut() and hands each row to onRow as
+		/// a RowView whose columns have the types in columnTypes (TypeOid.h; the binary format carries
+		/// none), decoded with get<T>() as query results are. One row is buffered at a time. Returns the
+		/// rows copied. Throws BinaryCopyReader's exceptions (not binary data, a field count that differs
+		/// from columnTypes) and onRow's; the rest of the data is then read and dropped and the session
+		/// stays usable. Otherwise as copyOut().
+
 	virtual bool waitForNotification(const Poco::Timespan& timeout, Notification& notification);
 		/// The oldest notification received on this session (LISTEN; NotificationResponse, also those
 		/// that arrived during other commands), waiting up to timeout for one without polling the server

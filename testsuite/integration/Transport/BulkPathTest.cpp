@@ -9,6 +9,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Pipeline.h"
+#include "BlueTusk/TypeOid.h"
 #include "ProcessMemory.h"
 #include "TransportTestSupport.h"
 #include "Poco/Clock.h"
@@ -63,6 +64,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCopyBadRowNamesLine);
 	CPPUNIT_TEST(testCopyAbortKeepsNothing);
 	CPPUNIT_TEST(testCopyOutEqualsPsql);
+	CPPUNIT_TEST(testCopyOutBinaryRows);
 	CPPUNIT_TEST(testCopyMisuse);
 	CPPUNIT_TEST(testPipelineInOrder);
 	CPPUNIT_TEST(testPipelineFailureSkipsItsSegment);
@@ -121,6 +123,12 @@ public:
 		}
 		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int32(4), session->query("SELECT 4").row(0).get<Poco::Int32>(0));
+		// even when the callback's exception is one of BlueTusk's protocol exceptions (the session's own
+		// protocol was fine: it must not be marked broken)
+		CPPUNIT_ASSERT_THROW(session->queryEach("SELECT 1", {}, [](const RowView&) -> bool { throw BlueTuskProtocolException("the caller's parser"); }),
+			BlueTuskProtocolException);
+		CPPUNIT_ASSERT(!session->isBroken());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(5), session->query("SELECT 5").row(0).get<Poco::Int32>(0));
 	}
 
 	void testCopyInTextCsvBinary()
@@ -231,6 +239,34 @@ public:
 		{
 		}
 		CPPUNIT_ASSERT_EQUAL(std::string("20000"), scalar(*admin, "SELECT count(*) FROM copy_source"));
+	}
+
+	void testCopyOutBinaryRows()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		const std::string sql = "COPY (SELECT i::int8 AS id, 'v' || i AS name, NULLIF(i % 3, 0)::int4 AS m, "
+			"timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS at FROM generate_series(1, 100000) AS i) "
+			"TO STDOUT (FORMAT binary)";
+		Poco::Int64 ids = 0, textBytes = 0, ms = 0, nulls = 0;
+		Poco::Timestamp last;
+		const Poco::UInt64 rows = session->copyOutRows(sql, {TypeOid::Int8, TypeOid::Text, TypeOid::Int4, TypeOid::TimestampTz},
+			[&](const RowView& row)
+			{
+				ids += row.get<Poco::Int64>(0);
+				textBytes += static_cast<Poco::Int64>(row.get<std::string>("column2").size());
+				if (row.isNull(2)) ++nulls; else ms += row.get<Poco::Int32>(2);
+				last = row.get<Poco::Timestamp>(3);
+			});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100000), rows);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(5000050000LL), ids);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(588895), textBytes);   // "v1".."v100000"
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(33333), nulls);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(33334 * 1 + 33333 * 2), ms);
+		CPPUNIT_ASSERT_EQUAL(Poco::Timestamp::fromEpochTime(1767225600 + 100000).epochMicroseconds(), last.epochMicroseconds());
+		// a wrong column list and a text COPY are refused; the session goes on
+		CPPUNIT_ASSERT_THROW(session->copyOutRows(sql, {TypeOid::Int8}, [](const RowView&) {}), BlueTuskUsageException);
+		CPPUNIT_ASSERT_THROW(session->copyOutRows("COPY (SELECT 1) TO STDOUT", {TypeOid::Int4}, [](const RowView&) {}), BlueTuskProtocolException);
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
 	}
 
 	void testCopyMisuse()
