@@ -242,7 +242,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
-		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts);
+		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
 	}
 
 	auto state = std::make_unique<Detail::ConnectionState>();
@@ -259,6 +259,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 
 	state->entry = Detail::Router(request).route(state->attempts);
 	state->owner = _impl;   // owns the manager and so the pools
+	state->hostStates = request.hostStates;
 	return BlueTuskConnection(std::move(state));
 }
 

@@ -14,6 +14,12 @@ Session::~Session()
 }
 
 
+bool Session::roleChangeSuspected() const
+{
+	return false;
+}
+
+
 ServerRole Session::reportedRole() const
 {
 	const std::string hotStandby = parameterStatus("in_hot_standby");

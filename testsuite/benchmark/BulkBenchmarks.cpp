@@ -53,8 +53,8 @@ namespace
 		guarded(state, [&]
 		{
 			auto connection = BlueTuskConnection::open(plainString());
-			resetPeakResident();
-			const long connectedKb = statusKilobytes("VmRSS");
+			Test::resetPeakResident();
+			const long connectedKb = Test::statusKilobytes("VmRSS");
 			for (auto _: state)
 			{
 				Poco::Int64 sum = 0;
@@ -67,7 +67,7 @@ namespace
 				benchmark::DoNotOptimize(sum);
 			}
 			state.SetItemsProcessed(state.iterations() * STREAM_ROWS);
-			state.counters["peak_rss_growth_mb"] = static_cast<double>(statusKilobytes("VmHWM") - connectedKb) / 1024.0;
+			state.counters["peak_rss_growth_mb"] = static_cast<double>(Test::statusKilobytes("VmHWM") - connectedKb) / 1024.0;
 		});
 	}
 

@@ -64,6 +64,14 @@ QueryAnswer QueryAnswer::copyOut(const std::vector<std::string>& chunks, int dis
 }
 
 
+QueryAnswer& QueryAnswer::frozen(int milliseconds)
+{
+	delayMs = milliseconds;
+	ignoreCancel = true;
+	return *this;
+}
+
+
 QueryAnswer& QueryAnswer::delay(int milliseconds)
 {
 	delayMs = milliseconds;

@@ -36,6 +36,7 @@ struct QueryAnswer
 	std::string errorSqlState;         /// non-empty: answer with ErrorResponse ERROR instead
 	std::string errorMessage;
 	int delayMs = 0;                   /// wait before answering (interrupted by a CancelRequest or a kill)
+	bool ignoreCancel = false;         /// a frozen server: a CancelRequest does not end the delay
 	bool disconnect = false;           /// close the connection instead of answering (a broken session)
 	enum class Copy { None, In, Out };
 	Copy copy = Copy::None;            /// In: CopyInResponse, then read CopyData until CopyDone ("COPY <n>") or
@@ -55,6 +56,8 @@ struct QueryAnswer
 	static QueryAnswer copyOut(const std::vector<std::string>& chunks, int disconnectAfter = -1);
 		/// COPY ... TO STDOUT, text format, one column.
 	QueryAnswer& delay(int milliseconds);
+	QueryAnswer& frozen(int milliseconds);
+		/// delay(milliseconds) that a CancelRequest does not interrupt (a SIGSTOPped server).
 };
 
 

@@ -157,7 +157,7 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 	QueryAnswer answer = resolve(sql);
 	if (answer.delayMs > 0)
 	{
-		if (!pause(connection, answer.delayMs, true)) return -1;
+		if (!pause(connection, answer.delayMs, !answer.ignoreCancel)) return -1;
 		if (connection.cancelled)
 		{
 			connection.cancelled = false;

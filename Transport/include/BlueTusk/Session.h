@@ -82,6 +82,14 @@ public:
 		/// PostgreSQL 14+ sends both at startup and on change), with no I/O; ServerRole::Unknown when it did
 		/// not send both. As of the last message received: an idle session does not see a promotion.
 
+	virtual bool roleChangeSuspected() const;
+		/// True after the server refused a command with SQLSTATE 25006 (read_only_sql_transaction) while the
+		/// session's known role (or, unprobed, its reported role) was Primary: a wrong-node answer, e.g. a
+		/// server made read-only under the session, or a proxy that moved the connection to a standby.
+		/// The known role is then Unknown until probeRole() runs again, which clears this. The error
+		/// itself reaches the caller as usual (nothing is re-run). BlueTuskConnection::close() re-probes
+		/// such a session and records the role for its endpoint (doc/high-availability.md). Default: false.
+
 	virtual ServerRole probeRole(bool force) = 0;
 		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
 		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
