@@ -106,7 +106,9 @@ public:
 		ProtocolSession::Ptr session = openNode(1);
 		Poco::Clock clock;
 		int seen = 0;
-		const Poco::UInt64 rows = session->queryEach("SELECT i FROM generate_series(1, 50000000) AS i", {},
+		// generate_series in the select list streams its rows (ProjectSet); in FROM it would be materialized
+		// whole before the first row is sent (FunctionScan), which takes seconds and is not what is measured.
+		const Poco::UInt64 rows = session->queryEach("SELECT generate_series(1, 50000000) AS i", {},
 			[&](const RowView& row) { return ++seen < 10 && row.get<Poco::Int32>(0) > 0; });
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(10), rows);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(clock.elapsed()), clock.elapsed() < 5000000);   // cancelled, not read to the end
