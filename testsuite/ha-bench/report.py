@@ -74,8 +74,9 @@ def main():
     lines += ["", f"Kill -> new primary accepts writes: median {ms(statistics.median(promotion))}, "
                   f"p95 {ms(p95(promotion))}, max {ms(max(promotion))}.", "",
               "| client | first write after the new primary accepts writes: median / p95 / max | "
-              "failed operations, all runs (connects or checkouts + writes) | writes on a non-leader, all runs |",
-              "|---|---|---|---|"]
+              "failed operations, all runs (connects or checkouts + writes) | writes on a non-leader, all runs | "
+              "sessions on a standby (BlueTusk: read-write checkouts; libpq: writes refused with 25006) |",
+              "|---|---|---|---|---|"]
     goal = True
     for key, label in CLIENTS:
         after = [r["clients"][key]["first_write_after_promotion_ms"] for r in runs]
@@ -86,7 +87,8 @@ def main():
         if len(known) < len(after):
             summary += f" ({len(after) - len(known)} runs without a write on the new primary)"
         connects = sum(r["clients"][key]["failed_connects"] for r in runs)
-        lines.append(f"| {label} | {summary} | {failed} ({connects} + {failed - connects}) | {wrong} |")
+        standby = sum(r["clients"][key]["wrong_node"] for r in runs)
+        lines.append(f"| {label} | {summary} | {failed} ({connects} + {failed - connects}) | {wrong} | {standby} |")
         if key == "bluetusk":
             worst = None if len(known) < len(after) else max(known)
             checkouts = sum(r["clients"][key]["failed_connects"] for r in runs)
