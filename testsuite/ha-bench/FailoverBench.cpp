@@ -10,7 +10,10 @@
 // Once every client writes steadily on the leader, the leader's postmaster is killed (SIGKILL, from here,
 // so that the kill and every measurement share one clock). The HA suite's PromotionWatch asks the other
 // members pg_is_in_recovery() every 2 ms on their own sessions: the first "f" is "the new primary accepts
-// writes", measured independently of the clients. Prints one line per client and appends one JSON line
+// writes", measured independently of the clients. Per client: the first write on the new primary (relative
+// to the kill and to the promotion), failed connects or checkouts, failed writes, writes acknowledged by
+// another member after the promotion (non-leader), writes the killed leader's backends still acknowledged
+// after the kill, and sessions on a standby. Prints one line per client and appends one JSON line
 // (the run) to --json FILE, which testsuite/ha-bench/report.py turns into the tables of doc/performance.md.
 //
 // Usage: bluetusk-failover-bench --haproxy-port PORT [--run N] [--json FILE] [--failover-timeout S]
