@@ -2,13 +2,13 @@
 // FrozenLeaderTest.cpp
 //
 // Scenario (d), a frozen leader: the leader's machine hangs (SIGSTOP of its Patroni and PostgreSQL) and is thawed once
-// BlueTusk writes on the new primary. This suite states what BlueTusk does NOT do yet, so it has its own
-// label ("ha-gaps") and scripts/test does not run it: between the thaw and Patroni demoting it, the
-// deposed primary still accepts writes from the sessions BlueTusk routes to it (measured: 33 writes in one
-// run), because the split-brain guard (doc/high-availability.md) (a primary on an older timeline is not
-// handed out for write targets) is not implemented. It passes once that guard exists.
+// BlueTusk writes on the new primary. Between the thaw and Patroni demoting it, the deposed primary still
+// claims primary; before the split-brain guard (doc/high-availability.md) BlueTusk routed 33 writes to it in
+// one run. Now no write may land there. Its own label ("ha-frozen") and a fresh Patroni cluster (scripts/test
+// recreates one for it): run after the other scenarios on the same cluster, or twice on one, the thawed
+// member's rejoin can still be in progress and the promotion watch then names the wrong member.
 //
-// Run: scripts/patroni start; ctest --test-dir build -L ha-gaps --output-on-failure -V
+// Run: scripts/patroni destroy; scripts/patroni start; ctest --test-dir build -L ha-frozen --output-on-failure -V
 //
 
 #include "FailoverScenario.h"
@@ -37,7 +37,9 @@ public:
 		scenario.afterFailover = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("thaw-node " + std::to_string(leader))); };
 		scenario.restore = "thaw-node %";
 		const Outcome outcome = runScenario(scenario);
-		CPPUNIT_ASSERT_MESSAGE("first write within 3 s of the promotion", outcome.promotionToFirstWriteMs < 3000);
+		// An open that began a connect to the frozen host just before the promotion pays that host's Timeout
+		// (3 s) before it reaches the new primary: the bound is Timeout plus a second.
+		CPPUNIT_ASSERT_MESSAGE("first write within Timeout + 1 s of the promotion", outcome.promotionToFirstWriteMs < 4000);
 		CPPUNIT_ASSERT_EQUAL(0L, outcome.writesOnDeposed);
 	}
 };
