@@ -131,7 +131,8 @@ void ProtocolSession::receiveInCycle(BackendMessage& message)
 		try
 		{
 			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
-			_reader.receive(_socket, message);
+			if (_commandExpiryArmed && !_deadline) receiveBeforeExpiry(message);
+			else _reader.receive(_socket, message);
 			return;
 		}
 		catch (Poco::TimeoutException&)
@@ -162,6 +163,11 @@ void ProtocolSession::receiveInCycle(BackendMessage& message)
 			}
 			const Poco::Timespan left(grace.totalMicroseconds() - cancelling.elapsed());
 			setReceiveTimeout(left.totalMicroseconds() > 1000 ? left : Poco::Timespan(1000));
+			if (_commandExpiryArmed)
+			{
+				_commandExpiry.update();
+				_commandExpiry += std::max<Poco::Clock::ClockDiff>(left.totalMicroseconds(), 1000);
+			}
 		}
 		catch (BlueTuskProtocolException&)
 		{
@@ -218,10 +224,36 @@ void ProtocolSession::sendWriter()
 }
 
 
+void ProtocolSession::receiveBeforeExpiry(BackendMessage& message)
+{
+	while (!_reader.next(message))
+	{
+		const Poco::Clock::ClockDiff left = _commandExpiry - Poco::Clock();
+		if (left <= 0) throw Poco::TimeoutException("command timeout");
+		setReceiveTimeout(Poco::Timespan(std::max<Poco::Clock::ClockDiff>(left, 1000)));
+		if (!_reader.receiveSome(_socket))
+			throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+	}
+}
+
+
 std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescription>* columns)
 {
 	_cancelSentForTimeout = false;
 	sendWriter();
+	// A buffered command is bounded by Command Timeout as a whole, however its answer trickles in
+	// (doc/transport.md, "Command timeout"); streams (queryEach, copyOut) bound each wait instead.
+	struct Armed
+	{
+		bool& flag;
+		~Armed() { flag = false; }
+	} armed{_commandExpiryArmed};
+	if (_commandTimeout.totalMicroseconds() > 0 && !_deadline)
+	{
+		_commandExpiry.update();
+		_commandExpiry += _commandTimeout.totalMicroseconds();
+		_commandExpiryArmed = true;
+	}
 
 	if (!_discardInFlight) return readCycle(columns);
 

@@ -127,6 +127,12 @@ bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 }
 
 
+bool MessageReader::receiveSome(Poco::Net::StreamSocket& socket)
+{
+	return fill(socket);
+}
+
+
 BackendMessage MessageReader::receive(Poco::Net::StreamSocket& socket)
 {
 	BackendMessage message;

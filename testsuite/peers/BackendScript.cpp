@@ -64,6 +64,13 @@ QueryAnswer QueryAnswer::copyOut(const std::vector<std::string>& chunks, int dis
 }
 
 
+QueryAnswer& QueryAnswer::trickle(int millisecondsPerByte)
+{
+	trickleMs = millisecondsPerByte;
+	return *this;
+}
+
+
 QueryAnswer& QueryAnswer::frozen(int milliseconds)
 {
 	delayMs = milliseconds;

@@ -37,6 +37,7 @@ struct QueryAnswer
 	std::string errorMessage;
 	int delayMs = 0;                   /// wait before answering (interrupted by a CancelRequest or a kill)
 	bool ignoreCancel = false;         /// a frozen server: a CancelRequest does not end the delay
+	int trickleMs = 0;                 /// > 0: send the answer one byte every trickleMs (cancel ignored)
 	bool disconnect = false;           /// close the connection instead of answering (a broken session)
 	enum class Copy { None, In, Out };
 	Copy copy = Copy::None;            /// In: CopyInResponse, then read CopyData until CopyDone ("COPY <n>") or
@@ -57,6 +58,8 @@ struct QueryAnswer
 		/// COPY ... TO STDOUT, text format, one column.
 	QueryAnswer& delay(int milliseconds);
 	QueryAnswer& frozen(int milliseconds);
+	QueryAnswer& trickle(int millisecondsPerByte);
+		/// Sends the answer one byte every millisecondsPerByte, ignoring a CancelRequest.
 		/// delay(milliseconds) that a CancelRequest does not interrupt (a SIGSTOPped server).
 };
 

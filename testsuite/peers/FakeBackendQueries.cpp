@@ -191,7 +191,15 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 		if (tag.empty()) tag = "SELECT " + std::to_string(answer.rows.size());
 	}
 	out += Wire::commandComplete(tag);
-	if (!send(connection, out)) return -1;
+	if (answer.trickleMs > 0)
+	{
+		// A hostile server: the answer one byte at a time, a CancelRequest ignored.
+		for (char byte: out)
+		{
+			if (!send(connection, std::string(1, byte)) || !pause(connection, answer.trickleMs, false)) return -1;
+		}
+	}
+	else if (!send(connection, out)) return -1;
 
 	if (word == "begin" || word == "start") connection.status = 'T';
 	else if (ends) connection.status = 'I';

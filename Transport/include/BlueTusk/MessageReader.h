@@ -66,6 +66,10 @@ public:
 		/// As receive(socket), into message, reusing the capacity of its body (no allocation per message
 		/// once the body has grown to the largest message seen). Same exceptions.
 
+	bool receiveSome(Poco::Net::StreamSocket& socket);
+		/// One read from socket (up to 16 KiB) appended to the buffer; false on EOF. Throws the socket's
+		/// Poco exceptions (Poco::TimeoutException after its receive timeout).
+
 	char receiveByte(Poco::Net::StreamSocket& socket);
 		/// One raw byte (the answer to SSLRequest). Same exceptions as receive(). Throws
 		/// BlueTuskProtocolException if more bytes are already buffered (unexpected data).

@@ -22,6 +22,7 @@
 #include "Poco/Mutex.h"
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/Net/StreamSocket.h"
+#include "Poco/Clock.h"
 #include "Poco/Timespan.h"
 #include <atomic>
 #include <deque>
@@ -189,6 +190,9 @@ private:
 		/// (BlueTuskServerException, sessionUsable() false).
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
+	void receiveBeforeExpiry(BackendMessage& message);
+		/// receiveInCycle() while _commandExpiryArmed: every read waits only until _commandExpiry, so a
+		/// server that trickles its answer byte by byte is bounded too (Poco::TimeoutException at expiry).
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
 	void sendWriter();
 		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
@@ -275,6 +279,8 @@ private:
 	Poco::Timespan _sendTimeout;
 	bool _sendTimeoutSet = false;
 	bool _cancelSentForTimeout = false;
+	bool _commandExpiryArmed = false;   /// a buffered command runs: Command Timeout bounds it as a whole
+	Poco::Clock _commandExpiry;         /// when it runs out (then: when the cancel's grace runs out)
 	bool _discardPending = false;   /// deferReset(): DISCARD ALL goes in front of the next command
 	bool _discardInFlight = false;  /// the writer holds that DISCARD ALL: its answer comes first
 	AddressAttemptList _attempts;

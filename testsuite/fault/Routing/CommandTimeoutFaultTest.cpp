@@ -23,6 +23,7 @@ class CommandTimeoutFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(CommandTimeoutFaultTest);
 	CPPUNIT_TEST(testFrozenServerFreesLease);
 	CPPUNIT_TEST(testCancelledStatementKeepsSession);
+	CPPUNIT_TEST(testTricklingAnswerBounded);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -56,6 +57,37 @@ public:
 		BlueTuskConnection next = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.executeSimple("SELECT 1").size());
 		CPPUNIT_ASSERT_EQUAL(2, backend.sessionsReady());   // a new session
+	}
+
+	void testTricklingAnswerBounded()
+	{
+		// Finding 3: a server that trickles its answer (1 byte every 50 ms, cancel ignored) resets any per-read
+		// timeout; Command Timeout bounds the buffered command as a whole, then the cancel's grace, then the
+		// session is closed: about 1.25 s with Command Timeout=1, not the 4+ s the answer would take.
+		FakeBackend backend(BackendScript::primary().answer("SELECT report()",
+			QueryAnswer::value("a long enough answer to take seconds").trickle(50)), "127.0.0.1");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create("Host=" + backend.hostAndPort() +
+			";Username=app;Password=frozen-secret;SSL Mode=disable;Timeout=2;Command Timeout=1", connector);
+		Poco::Clock clock;
+		std::string failure;
+		{
+			BlueTuskConnection lease = dataSource->open();
+			try
+			{
+				lease.executeSimple("SELECT report()");
+			}
+			catch (BlueTuskSessionBrokenException& exc)
+			{
+				failure = exc.displayText();
+			}
+			CPPUNIT_ASSERT(lease.session().isBroken());
+		}
+		const Poco::Clock::ClockDiff elapsed = clock.elapsed();
+		CPPUNIT_ASSERT_MESSAGE(failure, failure.find("command timeout of 1000 ms") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsed), elapsed >= 1000000 && elapsed < 2000000);
+		CPPUNIT_ASSERT_EQUAL(1, backend.cancelRequests());
+		CPPUNIT_ASSERT_EQUAL(0, dataSource->getPoolStatistics().total);
 	}
 
 	void testCancelledStatementKeepsSession()
