@@ -54,7 +54,14 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
 			{
 				ServerRole role = reportedRole();
-				if (role != ServerRole::Unknown) _role = role;
+				if (role != ServerRole::Unknown && role != _role)
+				{
+					// The server changed role under this session (a promotion, a read-only switch): the
+					// lease's own answer may come from a server its target would not accept. Say so
+					// (role(), roleChangeSuspected()) and let the lease's return re-learn the endpoint.
+					_role = role;
+					_roleChangeSuspected = true;
+				}
 			}
 		}
 		return true;

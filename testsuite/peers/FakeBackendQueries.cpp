@@ -154,6 +154,24 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 		return 0;
 	}
 
+	// A role change under the session (setScript) is reported before the answer, as PostgreSQL 14+
+	// reports in_hot_standby and default_transaction_read_only when they change.
+	std::string changes;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		for (const char* name: {"in_hot_standby", "default_transaction_read_only"})
+		{
+			auto reported = connection.reported.find(name);
+			const std::string now = _script.parameterValue(name);
+			if (reported != connection.reported.end() && !now.empty() && reported->second != now)
+			{
+				changes += Wire::parameterStatus(name, now);
+				reported->second = now;
+			}
+		}
+	}
+	if (!changes.empty() && !send(connection, changes)) return -1;
+
 	QueryAnswer answer = resolve(sql);
 	if (answer.delayMs > 0)
 	{

@@ -128,6 +128,7 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 		if (value.empty() && parameter.first == "application_name") value = connection.startup["application_name"];
 		if (value.empty() && parameter.first == "session_authorization") value = connection.user;
 		out += Wire::parameterStatus(parameter.first, value);
+		connection.reported[parameter.first] = value;
 	}
 	{
 		std::lock_guard<std::mutex> lock(_mutex);

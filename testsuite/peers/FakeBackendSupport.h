@@ -36,6 +36,7 @@ struct FakeBackend::Connection
 	std::map<std::string, std::string> startup;
 	std::map<std::string, std::string> statements;
 	std::map<std::string, std::string> portals;
+	std::map<std::string, std::string> reported;   /// role ParameterStatus values this session was sent
 };
 
 

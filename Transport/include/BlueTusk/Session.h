@@ -85,8 +85,10 @@ public:
 	virtual bool roleChangeSuspected() const;
 		/// True after the server refused a command with SQLSTATE 25006 (read_only_sql_transaction) while the
 		/// session's known role (or, unprobed, its reported role) was Primary: a wrong-node answer, e.g. a
-		/// server made read-only under the session, or a proxy that moved the connection to a standby.
-		/// The known role is then Unknown until probeRole() runs again, which clears this. The error
+		/// server made read-only under the session, or a proxy that moved the connection to a standby (the
+		/// known role is then Unknown); or after a ParameterStatus (in_hot_standby,
+		/// default_transaction_read_only) changed the known role, e.g. a standby promoted while a strict
+		/// standby lease ran a query (role() then gives the new role). probeRole() clears it. The error
 		/// itself reaches the caller as usual (nothing is re-run). BlueTuskConnection::close() re-probes
 		/// such a session and records the role for its endpoint (doc/high-availability.md). Default: false.
 

@@ -44,6 +44,7 @@ class WrongNodeFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(WrongNodeFaultTest);
 	CPPUNIT_TEST(testReadOnlyAnswerMovesNextCheckout);
 	CPPUNIT_TEST(testReadOnlyAnswerFromRealPrimaryKeepsEndpoint);
+	CPPUNIT_TEST(testStandbyLeaseAnsweredAfterPromotion);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -57,8 +58,12 @@ public:
 		{
 			BlueTuskConnection lease = dataSource->open();
 			CPPUNIT_ASSERT_EQUAL(first.endpoint().toString(), lease.connectedEndpoint().toString());
-			// The roles swap under the open session (a failover behind a proxy, or a demoted server).
-			first.setScript(BackendScript::standby().answer(INSERT, readOnlyRefusal()));
+			// The roles swap under the open session behind a proxy: the connection now reaches a standby,
+			// while the ParameterStatus values the session saw still say primary (so only the 25006 tells).
+			BackendScript behindProxy = BackendScript::primary().answer(INSERT, readOnlyRefusal());
+			behindProxy.inRecovery = true;
+			behindProxy.transactionReadOnly = true;
+			first.setScript(behindProxy);
 			second.setScript(BackendScript::primary());
 			std::string sqlState, message;
 			try
@@ -87,6 +92,31 @@ public:
 		// BlueTusk never re-ran the write.
 		CPPUNIT_ASSERT_EQUAL(1L, countOf(first.queries(), INSERT));
 		CPPUNIT_ASSERT_EQUAL(0L, countOf(second.queries(), INSERT));
+	}
+
+	void testStandbyLeaseAnsweredAfterPromotion()
+	{
+		// Issue 16, finding 6: a strict standby lease whose own answer carries in_hot_standby=off (the
+		// standby was promoted between the checkout and the query). The rows are returned (they are correct
+		// data from the promoted server: BlueTusk does not throw after the fact), role() reports the change,
+		// and the session is never handed to a standby target again: the endpoint is learned as primary
+		// when the lease returns.
+		FakeBackend server(BackendScript::standby(), "127.0.0.1");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create("Host=" + server.hostAndPort() +
+			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=standby", connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT(lease.role() == ServerRole::Standby);
+			server.setScript(BackendScript::primary());   // promoted under the open session
+			std::vector<QueryResult> results = lease.executeSimple("SELECT 1");
+			CPPUNIT_ASSERT_EQUAL(std::size_t(1), results.at(0).rows.size());
+			CPPUNIT_ASSERT(lease.role() == ServerRole::Primary);            // reported on the lease
+			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+		}
+		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(server.endpoint()).lastKnownRole == ServerRole::Primary);
+		CPPUNIT_ASSERT(connector.hostStates().entry(server.endpoint()).role == ServerRole::Primary);
+		CPPUNIT_ASSERT_THROW(dataSource->open(), BlueTuskNoAcceptableHostException);   // not handed out again
 	}
 
 	void testReadOnlyAnswerFromRealPrimaryKeepsEndpoint()
