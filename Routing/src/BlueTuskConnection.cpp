@@ -7,8 +7,10 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Connector.h"
 #include "ConnectionState.h"
+#include "Freshness.h"
 #include "UnpooledOpen.h"
 #include "Poco/Exception.h"
+#include "Poco/Logger.h"
 #include <memory>
 
 namespace BlueTusk {
@@ -64,11 +66,15 @@ BlueTuskConnection::BlueTuskConnection(BlueTuskConnection&& other) noexcept:
 	_settings(other._settings),
 	_attempts(other._attempts),
 	_state(std::move(other._state)),
-	_pooled(other._pooled)
+	_pooled(other._pooled),
+	_freshness(other._freshness),
+	_writeLease(other._writeLease)
 {
 	other._settings = nullptr;
 	other._attempts = nullptr;
 	other._pooled = false;
+	other._freshness = nullptr;
+	other._writeLease = false;
 }
 
 
@@ -83,9 +89,13 @@ BlueTuskConnection& BlueTuskConnection::operator = (BlueTuskConnection&& other) 
 		_attempts = other._attempts;
 		_state = std::move(other._state);
 		_pooled = other._pooled;
+		_freshness = other._freshness;
+		_writeLease = other._writeLease;
 		other._settings = nullptr;
 		other._attempts = nullptr;
 		other._pooled = false;
+		other._freshness = nullptr;
+		other._writeLease = false;
 	}
 	return *this;
 }
@@ -211,8 +221,42 @@ QueryResult BlueTuskConnection::execute(const PreparedStatement& statement, cons
 }
 
 
+Lsn BlueTuskConnection::walPosition()
+{
+	const std::vector<QueryResult> results =
+		executeSimple("SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END");
+	Lsn position;
+	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 1 || !results[0].rows[0][0] ||
+		!Lsn::tryParse(*results[0].rows[0][0], position))
+	{
+		throw BlueTuskProtocolException("unexpected answer to the WAL position query (server " + connectedEndpoint().toString() + ")");
+	}
+	if (_freshness) _freshness->noteToken(position);
+	return position;
+}
+
+
 void BlueTuskConnection::close()
 {
+	if (_entry && _freshness && _writeLease)
+	{
+		// Read Your Writes: a write lease on a read-write primary leaves its token with the data source.
+		Session& session = *_entry->session;
+		const ServerRole role = session.role() != ServerRole::Unknown ? session.role() : session.reportedRole();
+		if (!session.isBroken() && role == ServerRole::Primary && session.transactionStatus() == TransactionStatus::Idle)
+		{
+			try
+			{
+				walPosition();
+			}
+			catch (Poco::Exception& exc)
+			{
+				Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
+				if (logger.debug()) logger.debug("no read-your-writes token from %s: %s", connectedEndpoint().toString(), _settings->redactor().redact(exc.displayText()));
+			}
+		}
+		_writeLease = false;
+	}
 	if (_entry)
 	{
 		// Back to the owning pool, which discards a broken session (doc/pooling.md).

@@ -24,6 +24,9 @@
 namespace BlueTusk {
 namespace Detail {
 
+class FreshnessRule;
+
+
 class Router
 	/// Finds a session for one target over the host list of settings.
 	///
@@ -58,6 +61,9 @@ public:
 		HostStateRegistry* hostStates = nullptr;
 		PoolManager* pools = nullptr;
 		bool pooled = false;   /// take idle sessions, refresh their role, wait for capacity
+		FreshnessRule* freshness = nullptr;
+			/// the freshness rules of this checkout (Freshness.h), or null: roles are probed through it (with
+			/// the WAL position, same round trip) and its refine() has the last word on a standby
 	};
 
 	explicit Router(const Request& request);
@@ -85,6 +91,8 @@ private:
 	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
 		double elapsedMs) const;
 	std::string roleText(ServerRole role) const;
+	static std::string formatMs(double ms);
+		/// "12" (rounded milliseconds), for messages.
 
 	PoolEntryPtr routeUnredacted(HostAttemptList& log);
 

@@ -91,6 +91,30 @@ ServerRole ProtocolSession::probeRole(bool force)
 }
 
 
+ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
+{
+	// One statement, one round trip: the role probe's two columns, then the WAL positions (doc/freshness.md).
+	std::vector<QueryResult> results = executeSimple("SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), "
+		"CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END, "
+		"CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END");
+	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 4 ||
+		!results[0].rows[0][0] || !results[0].rows[0][1])
+	{
+		markBroken();
+		throw BlueTuskProtocolException("unexpected answer to the role and WAL probe from " + where());
+	}
+	const auto& row = results[0].rows[0];
+	if (*row[0] == "t") _role = ServerRole::Standby;
+	else if (*row[1] == "on") _role = ServerRole::PrimaryReadOnly;
+	else _role = ServerRole::Primary;
+	replayed = Lsn();
+	received = Lsn();
+	if (row[2]) Lsn::tryParse(*row[2], replayed);
+	if (row[3]) Lsn::tryParse(*row[3], received);
+	return _role;
+}
+
+
 bool ProtocolSession::isBroken() const
 {
 	return _broken;

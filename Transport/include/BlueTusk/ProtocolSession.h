@@ -87,6 +87,7 @@ public:
 	std::string connectedAddress() const;
 	ServerRole role() const;
 	ServerRole probeRole(bool force);
+	ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
 	bool isBroken() const;
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);
