@@ -66,6 +66,18 @@ Lsn Lsn::parse(const std::string& text)
 }
 
 
+Lsn Lsn::recordEnd(Lsn insertPosition, Poco::UInt64 blockSize, Poco::UInt64 segmentSize)
+{
+	const Poco::UInt64 SHORT_HEADER = 24;   // SizeOfXLogShortPHD (MAXALIGNed XLogPageHeaderData)
+	const Poco::UInt64 LONG_HEADER = 40;    // SizeOfXLogLongPHD, the first page of a segment
+	const Poco::UInt64 value = insertPosition.value();
+	if (segmentSize > 0 && value % segmentSize == LONG_HEADER) return Lsn(value - LONG_HEADER);
+	if (blockSize > 0 && value % blockSize == SHORT_HEADER && (segmentSize == 0 || value % segmentSize != SHORT_HEADER))
+		return Lsn(value - SHORT_HEADER);
+	return insertPosition;
+}
+
+
 std::string Lsn::toString() const
 {
 	char buffer[24];

@@ -272,15 +272,18 @@ PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Pt
 	Poco::UInt64 behind = 0;
 	if (!_useToken || entry->session->role() != ServerRole::Standby || !behindToken(*entry->session, behind)) return entry;
 
-	// A standby behind the token: ask the session we hold again (no new login), pausing 0.2 ms doubling to
-	// 10 ms, until it has replayed up to the token or Read Your Writes Timeout runs out.
-	const Poco::Timestamp deadline = Poco::Timestamp() + settings.readYourWritesTimeout.totalMicroseconds();
+	// A standby behind the token: ask the session we hold again (no new login), every 0.2 ms for the first
+	// 20 ms (a standby that streams replays a commit within a few ms: a longer pause would be most of
+	// the wait; measured in doc/freshness.md), then doubling to 10 ms, until it has replayed up to the
+	// token or Read Your Writes Timeout runs out.
+	const Poco::Timestamp start;
+	const Poco::Timestamp deadline = start + settings.readYourWritesTimeout.totalMicroseconds();
 	std::chrono::microseconds pause(200);
 	while (Poco::Timestamp() < deadline)
 	{
 		const Poco::Timespan left = deadline - Poco::Timestamp();
 		std::this_thread::sleep_for(std::min(pause, std::chrono::microseconds(std::max<Poco::Int64>(1, left.totalMicroseconds()))));
-		pause = std::min(pause * 2, std::chrono::microseconds(10000));
+		if (start.elapsed() > 20000) pause = std::min(pause * 2, std::chrono::microseconds(10000));
 		try
 		{
 			if (probe(*entry->session) != ServerRole::Standby) break;   // promoted meanwhile: route anew

@@ -28,8 +28,8 @@ namespace Detail {
 
 class FreshnessState
 	/// What one data source knows of WAL positions: the newest read-your-writes token it saw (Read Your
-	/// Writes), the primary's last known position (from tokens, from role-and-WAL probes of a primary,
-	/// else from at most one "SELECT pg_current_wal_lsn()" per second, refreshPrimary()), and per endpoint
+	/// Writes), the primary's last known position (from tokens, else from at most one
+	/// "SELECT pg_current_wal_lsn()" per second, refreshPrimary()), and per endpoint
 	/// the last known position and lag (for the pool statistics). Thread-safe.
 {
 public:
@@ -48,8 +48,9 @@ public:
 		/// The newest token noted (0/0: none).
 
 	void noteProbe(const BlueTuskHostEndpoint& endpoint, ServerRole role, Lsn replayed, Lsn received);
-		/// The answer of a role-and-WAL probe (Session::probeRoleAndWal()): a primary's position advances
-		/// primaryPosition(); a standby's replay position and lag go into its endpoint's statistics.
+		/// The answer of a role-and-WAL probe (Session::probeRoleAndWal()), or a primary's position
+		/// (replayed = received = pg_current_wal_lsn()): a primary's advances primaryPosition(); a
+		/// standby's replay position and lag go into its endpoint's statistics.
 
 	Lsn primaryPosition() const;
 

@@ -60,6 +60,14 @@ public:
 		return ahead._value > behind._value ? ahead._value - behind._value : 0;
 	}
 
+	static Lsn recordEnd(Lsn insertPosition, Poco::UInt64 blockSize, Poco::UInt64 segmentSize);
+		/// The end of the last record before insertPosition (pg_current_wal_insert_lsn()): PostgreSQL
+		/// reports the insert position after the header of a page that is still empty (24 bytes, 40 at the
+		/// start of a segment), which no standby ever replays to (its pg_last_wal_replay_lsn() stops at
+		/// the page boundary until more WAL comes). Such a position is moved back to the boundary; any
+		/// other is returned unchanged (no record ends inside a page header). blockSize and segmentSize:
+		/// wal_block_size and wal_segment_size in bytes (0: that header is not corrected).
+
 	bool operator == (Lsn other) const { return _value == other._value; }
 	bool operator != (Lsn other) const { return _value != other._value; }
 	bool operator < (Lsn other) const { return _value < other._value; }

@@ -92,9 +92,9 @@ public:
 	virtual ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
 		/// As probeRole(true), in the same one round trip, also the session's WAL positions (for the
 		/// freshness rules, doc/freshness.md): on a standby replayed is pg_last_wal_replay_lsn() and
-		/// received pg_last_wal_receive_lsn(); on a primary both are pg_current_wal_lsn(). 0/0 when the
-		/// server did not say. "SELECT pg_is_in_recovery(), current_setting('transaction_read_only'),
-		/// <replayed>, <received>" (every function executable by any user). The default implementation
+		/// received pg_last_wal_receive_lsn(); 0/0 on a primary (where both are NULL) or when the server
+		/// did not say. "SELECT pg_is_in_recovery(), current_setting('transaction_read_only'),
+		/// pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()" (executable by any user). The default implementation
 		/// calls probeRole(true) and leaves both 0/0. Throws like probeRole().
 
 	virtual bool isBroken() const = 0;

@@ -20,6 +20,7 @@ class LsnTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testParse);
 	CPPUNIT_TEST(testInvalidLsn);
 	CPPUNIT_TEST(testOrderAndDistance);
+	CPPUNIT_TEST(testRecordEnd);
 	CPPUNIT_TEST(testByteSize);
 	CPPUNIT_TEST(testByteSizeErrors);
 	CPPUNIT_TEST(testFormatByteSize);
@@ -75,6 +76,24 @@ public:
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), Lsn::bytesBehind(c, a));
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), Lsn::bytesBehind(a, c));   // already reached
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), Lsn::bytesBehind(a, a));
+	}
+
+	void testRecordEnd()
+	{
+		const Poco::UInt64 block = 8192, segment = 16 * 1024 * 1024;
+		// just past a page header: back to the page boundary
+		CPPUNIT_ASSERT_EQUAL(std::string("0/3002000"), Lsn::recordEnd(Lsn::parse("0/3002018"), block, segment).toString());
+		// just past the long header of a segment's first page
+		CPPUNIT_ASSERT_EQUAL(std::string("0/4000000"), Lsn::recordEnd(Lsn::parse("0/4000028"), block, segment).toString());
+		CPPUNIT_ASSERT_EQUAL(std::string("16/B3000000"), Lsn::recordEnd(Lsn::parse("16/B3000028"), block, segment).toString());
+		// a record may end at offset 40 of an ordinary page, or anywhere else: unchanged
+		CPPUNIT_ASSERT_EQUAL(std::string("0/3002028"), Lsn::recordEnd(Lsn::parse("0/3002028"), block, segment).toString());
+		CPPUNIT_ASSERT_EQUAL(std::string("0/4000018"), Lsn::recordEnd(Lsn::parse("0/4000018"), block, segment).toString());
+		CPPUNIT_ASSERT_EQUAL(std::string("16/B374D848"), Lsn::recordEnd(Lsn::parse("16/B374D848"), block, segment).toString());
+		// sizes unknown: nothing corrected
+		CPPUNIT_ASSERT_EQUAL(std::string("0/3002018"), Lsn::recordEnd(Lsn::parse("0/3002018"), 0, 0).toString());
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(8192), parseByteSize("8192", "wal_block_size"));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(segment), parseByteSize("16MB", "wal_segment_size"));
 	}
 
 	void testByteSize()
