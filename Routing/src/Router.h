@@ -45,6 +45,9 @@ class Router
 	///     tiers (only fallbacks or known-bad endpoints) are not tried.
 	///   - Failures: authentication stops everything (BlueTuskAuthenticationException); availability
 	///     failures mark the endpoint down and move on; other server errors move on.
+	///   - Freshness (Request::freshness, doc/freshness.md): roles are probed through the rule, which also
+	///     learns the WAL positions in the same round trip, and its refine() may turn a standby's verdict into
+	///     Fallback or Reject; the attempt's detail then carries its reason.
 	///   - Pooled: when nothing was found and an acceptable endpoint merely had no capacity, wait on all
 	///     such endpoints at once (PoolManager::waitForAny, Checkout Timeout from the start of route()).
 	/// After a pass without result: the retained fallback; else, within Failover Timeout, back off (100 ms

@@ -44,6 +44,10 @@ class BlueTusk_Routing_API BlueTuskDataSource
 	/// With Pooling=false the data source keeps nothing idle (every returned session is closed) but still
 	/// enforces Maximum Pool Size.
 	///
+	/// Replica freshness (doc/freshness.md): with Read Your Writes=true, or a token given to open(target,
+	/// token), read checkouts take only standbys that have replayed the token; with Max Standby Lag, standby,
+	/// read-only and prefer-standby checkouts reject standbys too far behind the primary.
+	///
 	/// Learned host states (down, role) are shared through the connector's HostStateRegistry; each pool
 	/// also keeps its endpoint's last seen role. See doc/routing.md and doc/pooling.md.
 	///

@@ -7,7 +7,8 @@
 // primary and standby fails naming the lag; after pg_wal_replay_resume() the standby is used again. Read
 // your writes: 1,000 write-then-read iterations through prefer-standby see their own write every time,
 // the same loop without it misses; with replay paused everywhere the read falls back to the primary
-// within Read Your Writes Timeout; a token carried as text to another data source works.
+// within Read Your Writes Timeout; a token carried as text to another data source, and one from another
+// process (psql), works.
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
@@ -19,7 +20,9 @@
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <cstdio>
 #include <iostream>
+#include <sys/wait.h>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -104,6 +107,27 @@ void writeWal(Poco::UInt64 bytes)
 }
 
 
+std::string writeWithPsql(const std::string& note)
+	/// Another process writes: psql inserts a row (synchronous commit) and prints the WAL position after it
+	/// (pg_current_wal_lsn(), what an application without BlueTusk would hand on).
+{
+	const std::string command = "PGPASSWORD='" + cluster().password + "' PGCONNECT_TIMEOUT=5 /usr/lib/postgresql/15/bin/psql -X -A -t -q "
+		"-v ON_ERROR_STOP=1 'host=" + node(1) + " port=" + std::to_string(cluster().port) + " user=" + cluster().user +
+		" dbname=" + cluster().database + " sslmode=disable' -c \"SET synchronous_commit = on\" "
+		"-c \"INSERT INTO freshness_orders (note) VALUES ('" + note + "')\" -c 'SELECT pg_current_wal_lsn()' 2>&1";
+	FILE* pipe = popen(command.c_str(), "r");
+	if (!pipe) CPPUNIT_FAIL("popen failed");
+	std::string output;
+	char buffer[512];
+	std::size_t n;
+	while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+	const int status = pclose(pipe);
+	CPPUNIT_ASSERT_MESSAGE(output, WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+	return output;
+}
+
+
 bool contains(const std::string& text, const std::string& part)
 {
 	return text.find(part) != std::string::npos;
@@ -119,6 +143,7 @@ class FreshnessIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testReadYourWritesLoop);
 	CPPUNIT_TEST(testFallbackToPrimaryWithinTimeout);
 	CPPUNIT_TEST(testTokenFromAnotherDataSource);
+	CPPUNIT_TEST(testTokenFromAnotherProcess);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -335,6 +360,25 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, misses);
 		CPPUNIT_ASSERT(onStandby >= 270);
 		CPPUNIT_ASSERT(!reader->walPosition().isValid());   // an explicit token is not remembered
+	}
+
+	void testTokenFromAnotherProcess()
+	{
+		// The writer is another process (psql); its token arrives as text, as in an HTTP header.
+		Connector connector;
+		auto reader = BlueTuskDataSource::create(cluster().connectionString(allNodes()), connector);
+		const std::string prefix = "psql " + std::to_string(Poco::Timestamp().epochMicroseconds()) + " ";
+		int onStandby = 0;
+		for (int i = 0; i < 50; ++i)
+		{
+			const std::string note = prefix + std::to_string(i);
+			const Lsn token = Lsn::parse(writeWithPsql(note));
+			BlueTuskConnection read = reader->open(TargetSessionAttributes::PreferStandby, token);
+			if (read.role() == ServerRole::Standby) ++onStandby;
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(note, std::string("1"), value(read, "SELECT count(*) FROM freshness_orders WHERE note = '" + note + "'"));
+		}
+		std::cout << "\n  token from psql: 50 iterations, 0 misses, " << onStandby << " reads on a standby" << std::endl;
+		CPPUNIT_ASSERT(onStandby >= 45);
 	}
 };
 
