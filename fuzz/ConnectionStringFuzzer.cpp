@@ -42,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 		"Require Auth=", "Channel Binding=", "Failover Timeout=", "Host Recheck Seconds=", "Pooling=",
 		"Minimum Pool Size=", "Maximum Pool Size=", "Connection Idle Lifetime=", "Connection Lifetime=",
 		"Checkout Timeout=", "No Reset On Close=", "Eviction Policy=", "Plugin Path=", "Command Timeout=",
-		"Max Auto Prepare=", "Auto Prepare Min Usages=", "Keepalive=", "Tcp User Timeout=", "Failover Poll Milliseconds="})
+		"Max Auto Prepare=", "Auto Prepare Min Usages=", "Keepalive=", "Tcp User Timeout=", "Failover Poll Milliseconds=",
+		"Read Your Writes=", "Read Your Writes Timeout=", "Max Standby Lag="})
 	{
 		for (std::size_t at = values.find(name); at != std::string::npos; at = values.find(name, at + 1))
 			values.replace(at, std::char_traits<char>::length(name), "\x01=");

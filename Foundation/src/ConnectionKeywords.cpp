@@ -9,6 +9,7 @@
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Lsn.h"
 
 namespace BlueTusk {
 namespace Detail {
@@ -160,6 +161,12 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.requireAuth = RequireAuth::parse(v, src); }},
 		{"Channel Binding", "channel_binding", "PGCHANNELBINDING", Setting::ChannelBinding,
 			[](S& s, const std::string& v, const std::string& src) { s.channelBinding = parseChannelBinding(v, src); }},
+		{"Read Your Writes", nullptr, nullptr, Setting::ReadYourWrites,
+			[](S& s, const std::string& v, const std::string& src) { s.readYourWrites = parseBoolean(v, src); }},
+		{"Read Your Writes Timeout", nullptr, nullptr, Setting::ReadYourWritesTimeout,
+			[](S& s, const std::string& v, const std::string& src) { s.readYourWritesTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
+		{"Max Standby Lag", nullptr, nullptr, Setting::MaxStandbyLag,
+			[](S& s, const std::string& v, const std::string& src) { s.maxStandbyLag = parseByteSize(v, src); }},
 	};
 	return keywords;
 }

@@ -9,6 +9,7 @@
 
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Lsn.h"
 #include "ConnectionKeywords.h"
 #include "ConnectionStringForm.h"
 #include "HostList.h"
@@ -208,6 +209,9 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Auto Prepare Min Usages", std::to_string(autoPrepareMinUsages), std::to_string(defaults.autoPrepareMinUsages));
 	addIfChanged("Keepalive", std::to_string(keepalive.totalSeconds()), std::to_string(defaults.keepalive.totalSeconds()));
 	addIfChanged("Tcp User Timeout", std::to_string(tcpUserTimeout.totalMilliseconds()), std::to_string(defaults.tcpUserTimeout.totalMilliseconds()));
+	addIfChanged("Read Your Writes", boolean(readYourWrites), boolean(defaults.readYourWrites));
+	addIfChanged("Read Your Writes Timeout", std::to_string(readYourWritesTimeout.totalMilliseconds()), std::to_string(defaults.readYourWritesTimeout.totalMilliseconds()));
+	addIfChanged("Max Standby Lag", formatByteSizeSetting(maxStandbyLag), formatByteSizeSetting(defaults.maxStandbyLag));
 	return text;
 }
 
@@ -245,6 +249,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		failoverTimeout == other.failoverTimeout &&
 		hostRecheck == other.hostRecheck &&
 		failoverPoll == other.failoverPoll &&
+		readYourWrites == other.readYourWrites &&
+		readYourWritesTimeout == other.readYourWritesTimeout &&
+		maxStandbyLag == other.maxStandbyLag &&
 		sslMode == other.sslMode &&
 		rootCertificate == other.rootCertificate &&
 		passfile == other.passfile &&

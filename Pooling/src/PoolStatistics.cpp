@@ -27,6 +27,8 @@ PoolStatistics& PoolStatistics::operator += (const PoolStatistics& other)
 	statements.evictions += other.statements.evictions;
 	statements.reprepared += other.statements.reprepared;
 	lastKnownRole = ServerRole::Unknown;
+	walPosition = Lsn();
+	lagBytes = -1;
 	return *this;
 }
 
@@ -42,7 +44,9 @@ std::string PoolStatistics::toString() const
 			" cacheHits=" + std::to_string(statements.cacheHits) + " evictions=" + std::to_string(statements.evictions) +
 			" reprepared=" + std::to_string(statements.reprepared) : std::string()) +
 		(draining ? " draining" : "") +
-		(lastKnownRole != ServerRole::Unknown ? " role=" + BlueTusk::toString(lastKnownRole) : std::string());
+		(lastKnownRole != ServerRole::Unknown ? " role=" + BlueTusk::toString(lastKnownRole) : std::string()) +
+		(walPosition.isValid() ? " wal=" + walPosition.toString() : std::string()) +
+		(lagBytes >= 0 ? " lag=" + formatByteSize(static_cast<Poco::UInt64>(lagBytes)) : std::string());
 }
 
 } // namespace BlueTusk

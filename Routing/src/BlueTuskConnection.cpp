@@ -7,8 +7,10 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Connector.h"
 #include "ConnectionState.h"
+#include "Freshness.h"
 #include "UnpooledOpen.h"
 #include "Poco/Exception.h"
+#include "Poco/Logger.h"
 #include <memory>
 
 namespace BlueTusk {
@@ -67,11 +69,15 @@ BlueTuskConnection::BlueTuskConnection(BlueTuskConnection&& other) noexcept:
 	_attempts(other._attempts),
 	_state(std::move(other._state)),
 	_hostStates(other._hostStates),
-	_pooled(other._pooled)
+	_pooled(other._pooled),
+	_freshness(other._freshness),
+	_writeLease(other._writeLease)
 {
 	other._settings = nullptr;
 	other._attempts = nullptr;
 	other._pooled = false;
+	other._freshness = nullptr;
+	other._writeLease = false;
 }
 
 
@@ -87,9 +93,13 @@ BlueTuskConnection& BlueTuskConnection::operator = (BlueTuskConnection&& other) 
 		_state = std::move(other._state);
 		_hostStates = other._hostStates;
 		_pooled = other._pooled;
+		_freshness = other._freshness;
+		_writeLease = other._writeLease;
 		other._settings = nullptr;
 		other._attempts = nullptr;
 		other._pooled = false;
+		other._freshness = nullptr;
+		other._writeLease = false;
 	}
 	return *this;
 }
@@ -215,8 +225,58 @@ QueryResult BlueTuskConnection::execute(const PreparedStatement& statement, cons
 }
 
 
+Lsn BlueTuskConnection::walPosition()
+{
+	// The insert position covers every commit of this session, also asynchronous ones (synchronous_commit
+	// off), which the write and flush positions may not yet; its page-header form is corrected
+	// (Lsn::recordEnd()), else a quiet standby would not reach it until more WAL came (measured: 20 s).
+	const std::vector<QueryResult> results = executeSimple(
+		"SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END, "
+		"current_setting('wal_block_size'), current_setting('wal_segment_size')");
+	Lsn position;
+	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 3 || !results[0].rows[0][0] ||
+		!Lsn::tryParse(*results[0].rows[0][0], position))
+	{
+		throw BlueTuskProtocolException("unexpected answer to the WAL position query (server " + connectedEndpoint().toString() + ")");
+	}
+	Poco::UInt64 blockSize = 0, segmentSize = 0;
+	try
+	{
+		const auto& row = results[0].rows[0];
+		if (row[1]) blockSize = parseByteSize(*row[1], "wal_block_size");
+		if (row[2]) segmentSize = parseByteSize(*row[2], "wal_segment_size");
+	}
+	catch (Poco::Exception&)
+	{
+		// a server that writes them otherwise: no correction
+	}
+	position = Lsn::recordEnd(position, blockSize, segmentSize);
+	if (_freshness) _freshness->noteToken(position);
+	return position;
+}
+
+
 void BlueTuskConnection::close()
 {
+	if (_entry && _freshness && _writeLease)
+	{
+		// Read Your Writes: a write lease on a read-write primary leaves its token with the data source.
+		Session& session = *_entry->session;
+		const ServerRole role = session.role() != ServerRole::Unknown ? session.role() : session.reportedRole();
+		if (!session.isBroken() && role == ServerRole::Primary && session.transactionStatus() == TransactionStatus::Idle)
+		{
+			try
+			{
+				walPosition();
+			}
+			catch (Poco::Exception& exc)
+			{
+				Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
+				if (logger.debug()) logger.debug("no read-your-writes token from %s: %s", connectedEndpoint().toString(), _settings->redactor().redact(exc.displayText()));
+			}
+		}
+		_writeLease = false;
+	}
 	if (_entry)
 	{
 		// Back to the owning pool, which discards a broken session (doc/pooling.md).

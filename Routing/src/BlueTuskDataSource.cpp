@@ -8,6 +8,7 @@
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PoolManager.h"
 #include "ConnectionState.h"
+#include "Freshness.h"
 #include "Router.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
@@ -60,11 +61,22 @@ struct BlueTuskDataSource::Impl
 	std::deque<FastEndpoint> fastEndpoints;    /// host-list order; empty: no fast path (order not fixed)
 	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
+	Detail::FreshnessState freshness;          /// tokens and WAL positions (doc/freshness.md)
 
 	Impl(const ConnectionSettings& s, const Connector& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
-		connector(c)
+		connector(c),
+		freshness(*settings)
 	{
+	}
+
+	void markLease(BlueTuskConnection& connection, TargetSessionAttributes target)
+		/// Read Your Writes: the lease notes its tokens here; a write target's lease asks at close().
+	{
+		if (!settings->readYourWrites) return;
+		connection._freshness = &freshness;
+		connection._writeLease = target == TargetSessionAttributes::Primary || target == TargetSessionAttributes::ReadWrite ||
+			target == TargetSessionAttributes::PreferPrimary || target == TargetSessionAttributes::Any;
 	}
 
 	TargetSessionPolicy::Ptr target(TargetSessionAttributes attributes)
@@ -237,12 +249,32 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
+	return open(target, Lsn());
+}
+
+
+Lsn BlueTuskDataSource::walPosition() const
+{
+	return _impl->freshness.token();
+}
+
+
+BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, const Lsn& token)
+{
+	const Lsn own = _impl->settings->readYourWrites ? _impl->freshness.token() : Lsn();
+	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
+
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
-	if (!_impl->fastEndpoints.empty() && _impl->needsNoRole(target))
+	if (!_impl->fastEndpoints.empty() && !freshness.active() && _impl->needsNoRole(target))
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
-		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
+		if (entry)
+		{
+			BlueTuskConnection lease(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
+			_impl->markLease(lease, target);
+			return lease;
+		}
 	}
 
 	auto state = std::make_unique<Detail::ConnectionState>();
@@ -257,10 +289,26 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 
-	state->entry = Detail::Router(request).route(state->attempts);
+	if (freshness.active())
+	{
+		// Read your writes and Max Standby Lag (Freshness.h): the same Router, with the rules as its hook.
+		request.freshness = &freshness;
+		HostAttemptList& attempts = state->attempts;
+		state->entry = freshness.checkout([&request, &attempts](TargetSessionPolicy::Ptr policy)
+		{
+			request.target = policy;
+			return Detail::Router(request).route(attempts);
+		}, request.target, *_impl->manager);
+	}
+	else
+	{
+		state->entry = Detail::Router(request).route(state->attempts);
+	}
 	state->owner = _impl;   // owns the manager and so the pools
 	state->hostStates = request.hostStates;
-	return BlueTuskConnection(std::move(state));
+	BlueTuskConnection lease(std::move(state));
+	_impl->markLease(lease, target);
+	return lease;
 }
 
 
@@ -272,7 +320,9 @@ PoolStatistics BlueTuskDataSource::getPoolStatistics() const
 
 std::map<BlueTuskHostEndpoint, PoolStatistics> BlueTuskDataSource::getHostPoolStatistics() const
 {
-	return _impl->manager->hostStatistics();
+	std::map<BlueTuskHostEndpoint, PoolStatistics> statistics = _impl->manager->hostStatistics();
+	_impl->freshness.addStatistics(statistics);
+	return statistics;
 }
 
 

@@ -10,6 +10,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/StartupGate.h"
+#include "Freshness.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/Thread.h"
@@ -22,30 +23,6 @@
 namespace BlueTusk {
 namespace Detail {
 
-namespace {
-
-std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttemptList::const_iterator end)
-	/// "a:5432 failed x3, b:5432 rejected x3": each endpoint and outcome with how often it occurred, in
-	/// order of first occurrence (the compact form of the earlier passes in the Failover Timeout message).
-{
-	std::vector<std::pair<std::string, int>> counts;
-	for (auto it = begin; it != end; ++it)
-	{
-		std::string key = it->endpoint.toString() + " " + HostAttempt::outcomeName(it->outcome);
-		auto found = std::find_if(counts.begin(), counts.end(), [&key](const std::pair<std::string, int>& c) { return c.first == key; });
-		if (found == counts.end()) counts.emplace_back(key, 1);
-		else ++found->second;
-	}
-	std::string text;
-	for (const auto& count: counts)
-	{
-		if (!text.empty()) text += ", ";
-		text += count.first + " x" + std::to_string(count.second);
-	}
-	return text;
-}
-
-} // namespace
 
 
 
@@ -286,7 +263,7 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 		// Section 5, step 2: a pooled session's role is refreshed before a targeted checkout accepts it.
 		try
 		{
-			role = entry->session->probeRole(true);
+			role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->probeRole(true);
 		}
 		catch (Poco::Exception& exc)
 		{
@@ -360,7 +337,7 @@ void Router::openOne(Slot& slot, PassState& state)
 	try
 	{
 		entry = slot.pool->openReserved();
-		if (_request.target->needsRole()) role = entry->session->probeRole(false);
+		if (_request.target->needsRole()) role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->probeRole(false);
 	}
 	catch (Poco::Exception& exc)
 	{
@@ -390,6 +367,13 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	if (target.needsRole())
 	{
 		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role);
+	}
+	std::string reason = roleText(role);   // "standby 4.2 MB behind, Max Standby Lag 1 MB" when a freshness rule decided
+	if (_request.freshness && verdict != RoleVerdict::Reject)
+	{
+		std::string why;
+		verdict = _request.freshness->refine(*entry->session, role, verdict, why);
+		if (!why.empty()) reason = why;
 	}
 	EndpointPool* pool = entry->pool;
 	if (role == ServerRole::Standby) _request.hostStates->clearPrimaryTimeline(slot.endpoint);
@@ -427,19 +411,19 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 		if (state.winner || state.retained || state.authFailure)
 		{
 			attempt.outcome = state.winner ? HostAttempt::LOST_RACE : HostAttempt::FALLBACK_RELEASED;
-			attempt.detail = roleText(role) + ", fallback for target " + target.name() + " (not kept)";
+			attempt.detail = reason + ", fallback for target " + target.name() + " (not kept)";
 			pool->release(std::move(entry));
 		}
 		else
 		{
 			attempt.outcome = HostAttempt::FALLBACK_RETAINED;
-			attempt.detail = roleText(role) + ", fallback for target " + target.name();
+			attempt.detail = reason + ", fallback for target " + target.name();
 			state.retained = std::move(entry);
 		}
 		break;
 	case RoleVerdict::Reject:
 		attempt.outcome = HostAttempt::REJECTED;
-		attempt.detail = roleText(role) + ", target " + target.name();
+		attempt.detail = reason + ", target " + target.name();
 		pool->release(std::move(entry));
 		break;
 	}
@@ -492,48 +476,5 @@ void Router::checkAuthentication(PassState& state)
 	throw BlueTuskAuthenticationException(message, *state.authFailure); // route() redacts it
 }
 
-
-void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
-	double elapsedMs) const
-{
-	std::string message = "no acceptable host for target " + _request.target->name() + " (Host Order=" +
-		_request.hostOrder->name() + ")";
-	if (passes > 1)
-	{
-		message += " after " + std::to_string(passes) + " passes in " + formatMs(elapsedMs) + " ms (Failover Timeout=" +
-			formatMs(_settings.failoverTimeout.totalMilliseconds()) + " ms)";
-	}
-	message += ": ";
-	if (passStart >= log.size())
-	{
-		message += "no endpoint could be attempted";
-	}
-	std::string list;
-	for (std::size_t i = passStart; i < log.size(); ++i)
-	{
-		if (!list.empty()) list += "; ";
-		list += log[i].toString();
-	}
-	message += list;
-	if (passStart > routeStart)
-	{
-		message += " (earlier passes: " + summarizeAttempts(log.begin() + routeStart, log.begin() + passStart) + ")";
-	}
-	logger().information("%s", _redactor.redact(message));
-
-	// Every pass as data; one nested exception per endpoint of the last pass, in attempt order, each holding
-	// the full detail.
-	HostAttemptList attempts(log.begin() + routeStart, log.end());
-	std::unique_ptr<BlueTuskException> nested;
-	for (std::size_t i = log.size(); i > passStart; --i)
-	{
-		const HostAttempt& attempt = log[i - 1];
-		std::string text = attempt.endpoint.toString() + ": " + attempt.detailedText();
-		if (nested) nested.reset(new BlueTuskException(text, *nested));
-		else nested.reset(new BlueTuskException(text));
-	}
-	if (nested) throw HostAttemptsException(message, *nested, attempts, passes);
-	throw HostAttemptsException(message, attempts, passes);
-}
 
 } } // namespace BlueTusk::Detail

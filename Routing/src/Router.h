@@ -24,6 +24,9 @@
 namespace BlueTusk {
 namespace Detail {
 
+class FreshnessRule;
+
+
 class Router
 	/// Finds a session for one target over the host list of settings.
 	///
@@ -42,6 +45,9 @@ class Router
 	///     tiers (only fallbacks or known-bad endpoints) are not tried.
 	///   - Failures: authentication stops everything (BlueTuskAuthenticationException); availability
 	///     failures mark the endpoint down and move on; other server errors move on.
+	///   - Freshness (Request::freshness, doc/freshness.md): roles are probed through the rule, which also
+	///     learns the WAL positions in the same round trip, and its refine() may turn a standby's verdict into
+	///     Fallback or Reject; the attempt's detail then carries its reason.
 	///   - Pooled: when nothing was found and an acceptable endpoint merely had no capacity, wait on all
 	///     such endpoints at once (PoolManager::waitForAny, Checkout Timeout from the start of route()).
 	/// After a pass without result: the retained fallback; else, within Failover Timeout, back off (100 ms
@@ -58,6 +64,9 @@ public:
 		HostStateRegistry* hostStates = nullptr;
 		PoolManager* pools = nullptr;
 		bool pooled = false;   /// take idle sessions, refresh their role, wait for capacity
+		FreshnessRule* freshness = nullptr;
+			/// the freshness rules of this checkout (Freshness.h), or null: roles are probed through it (with
+			/// the WAL position, same round trip) and its refine() has the last word on a standby
 	};
 
 	explicit Router(const Request& request);
@@ -85,6 +94,8 @@ private:
 	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
 		double elapsedMs) const;
 	std::string roleText(ServerRole role) const;
+	static std::string formatMs(double ms);
+		/// "12" (rounded milliseconds), for messages.
 
 	PoolEntryPtr routeUnredacted(HostAttemptList& log);
 

@@ -43,10 +43,6 @@ inline double millisecondsSince(const Poco::Clock& start)
 }
 
 
-inline std::string formatMs(double ms)
-{
-	return std::to_string(static_cast<long>(ms + 0.5));
-}
 
 
 struct Router::Slot

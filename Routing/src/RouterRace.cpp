@@ -9,6 +9,7 @@
 //
 
 #include "RouterPass.h"
+#include "Freshness.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/StartupGate.h"
 #include <condition_variable>
@@ -63,6 +64,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	std::deque<std::size_t> done;
 	std::vector<std::thread> threads;
 	const bool needsRole = _request.target->needsRole();
+	FreshnessRule* const freshness = _request.freshness;
 
 	// Every TCP connect at once; the startups that follow are paced by the plan's stagger (StartupGate.h).
 	StartupGate gate(_startupStagger, _connectStagger);
@@ -99,13 +101,13 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 		if (attempt->logged) continue;
 		try
 		{
-			threads.emplace_back([attempt, i, needsRole, &mutex, &finished, &done]()
+			threads.emplace_back([attempt, i, needsRole, freshness, &mutex, &finished, &done]()
 			{
 				Poco::Clock start;
 				try
 				{
 					attempt->entry = attempt->slot->pool->openReserved(attempt->cancellation);
-					if (needsRole) attempt->role = attempt->entry->session->probeRole(false);
+					if (needsRole) attempt->role = freshness ? freshness->probe(*attempt->entry->session) : attempt->entry->session->probeRole(false);
 				}
 				catch (Poco::Exception& exc)
 				{

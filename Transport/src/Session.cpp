@@ -20,6 +20,14 @@ bool Session::roleChangeSuspected() const
 }
 
 
+ServerRole Session::probeRoleAndWal(Lsn& replayed, Lsn& received)
+{
+	replayed = Lsn();
+	received = Lsn();
+	return probeRole(true);
+}
+
+
 ServerRole Session::reportedRole() const
 {
 	const std::string hotStandby = parameterStatus("in_hot_standby");

@@ -26,6 +26,7 @@ int main(int argc, char** argv)
 	registerStatementBenchmarks();
 	registerPocoDataBenchmarks();
 	registerBulkBenchmarks();
+	registerFreshnessBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

@@ -33,6 +33,10 @@ void registerStatementBenchmarks();
 void registerBulkBenchmarks();
 	/// 11 stream_1m, copy_in_1m, pipeline_1k, pipeline_1k_serial: streaming, COPY and pipelines.
 
+void registerFreshnessBenchmarks();
+	/// 12 ryw_loop, token_checkout, write_token: read your writes against polling by hand, a checkout with
+	/// a reached token against a plain one, and a write lease's return with Read Your Writes on and off.
+
 void registerPocoDataBenchmarks();
 	/// 10 data_select_one, data_recordset, data_insert_vector, data_insert_bulk: the same Poco::Data code
 	/// with "bluetusk" and Poco's "postgresql" connector.

@@ -102,9 +102,21 @@ ROWS = [
     dict(id="11d", key="pipeline_1k_serial", title="The same 1,000 INSERTs one round trip each (vs the pipeline)",
          bluetusk="pipeline_1k_serial/bluetusk", baseline="pipeline_1k/bluetusk", metric="time", unit="ms",
          kind=None, target=None),
+    dict(id="12a", key="ryw_loop", title="Write, then read it back via prefer-standby: Read Your Writes (vs polling the replay LSN by hand)",
+         bluetusk="ryw_loop/bluetusk", baseline="ryw_loop/naive", metric="time", unit="us",
+         kind=None, target=None),
+    dict(id="12b", key="token_checkout", title="Prefer-standby checkout with a reached token (vs a plain prefer-standby checkout)",
+         bluetusk="token_checkout/bluetusk", baseline="token_checkout/plain", metric="time", unit="us",
+         kind=None, target=None),
+    dict(id="12d", key="token_checkout_statements", title="Statements the standby ran per checkout with a token (goal: no extra round trip)",
+         bluetusk="token_checkout/bluetusk", baseline="token_checkout/plain", metric="server_statements_per_checkout",
+         unit="statements", kind="absolute", target=2.05),
+    dict(id="12c", key="write_token", title="Read-write checkout + INSERT + return, Read Your Writes on (vs off)",
+         bluetusk="write_token/bluetusk", baseline="write_token/off", metric="time", unit="us",
+         kind=None, target=None),
 ]
 
-NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0}
 
 
 def family(entry):

@@ -14,6 +14,7 @@
 #include "BlueTusk/SecretRedactor.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Timespan.h"
+#include "Poco/Types.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -89,6 +90,18 @@ public:
 		/// BlueTuskAuthenticationException.
 	ChannelBinding channelBinding = ChannelBinding::Prefer;
 		/// Channel Binding / channel_binding (PGCHANNELBINDING): disable, prefer, require.
+	bool readYourWrites = false;
+		/// Read Your Writes: a data source remembers the WAL position of each write lease it gets back
+		/// (BlueTuskConnection::walPosition(), one round trip at the lease's return) and a read checkout
+		/// then takes a standby only once it has replayed that far (doc/freshness.md).
+	Poco::Timespan readYourWritesTimeout = Poco::Timespan(1, 0);
+		/// Read Your Writes Timeout: given in milliseconds (default 1000); how long a checkout with a token
+		/// waits for a standby it holds to replay up to the token before prefer-standby and any take the
+		/// primary and standby and read-only fail; 0: no wait.
+	Poco::UInt64 maxStandbyLag = 0;
+		/// Max Standby Lag: bytes of WAL (units B, kB, MB, GB, TB as in postgresql.conf) a standby may be
+		/// behind the primary and still be taken by standby, read-only and prefer-standby checkouts; 0: no
+		/// limit (doc/freshness.md).
 
 	ConnectionSettings();
 

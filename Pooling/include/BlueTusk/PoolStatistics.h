@@ -10,6 +10,7 @@
 #define BlueTusk_PoolStatistics_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/Lsn.h"
 #include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Types.h"
@@ -19,7 +20,8 @@ namespace BlueTusk {
 
 struct BlueTusk_Pooling_API PoolStatistics
 	/// A consistent snapshot (taken under the pool lock): busy + idle == total. Sessions being opened
-	/// count as busy. In an aggregate, minSize and maxSize are sums and lastKnownRole is Unknown.
+	/// count as busy. In an aggregate, minSize and maxSize are sums, lastKnownRole is Unknown and the WAL
+	/// position unknown.
 {
 	int total = 0;       /// sessions owned by the pool(s): idle + busy
 	int idle = 0;        /// sessions ready to hand out
@@ -35,6 +37,12 @@ struct BlueTusk_Pooling_API PoolStatistics
 	int maxSize = 0;
 	bool draining = false;
 	ServerRole lastKnownRole = ServerRole::Unknown;
+	Lsn walPosition;
+		/// the endpoint's last known WAL position (doc/freshness.md): a standby's replay position, a
+		/// primary's current position, as of the last role-and-WAL probe (0/0: not known; the freshness
+		/// rules probe it, so it stays unknown while neither is in use)
+	Poco::Int64 lagBytes = -1;
+		/// how far that standby was behind the primary then, in bytes (0 for a primary; -1: not known)
 	StatementStatistics statements;
 		/// the sums over every session this pool has owned of their prepared statements, statement
 		/// cache hits, evictions and re-prepares (Session::statementStatistics())
@@ -44,7 +52,8 @@ struct BlueTusk_Pooling_API PoolStatistics
 
 	std::string toString() const;
 		/// "total=3 idle=1 busy=2 pending=0 created=3 closed=0 evicted=0 timeouts=0 failures=0 min=0 max=20",
-		/// then "prepared=2 cacheHits=96 evictions=0 reprepared=0" once a session prepared or hit anything.
+		/// then "prepared=2 cacheHits=96 evictions=0 reprepared=0" once a session prepared or hit anything,
+		/// "wal=0/3000060 lag=4.2 MB" once the position is known.
 };
 
 } // namespace BlueTusk

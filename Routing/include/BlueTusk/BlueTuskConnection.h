@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/QueryResult.h"
 #include "BlueTusk/Session.h"
@@ -29,6 +30,7 @@ class HostStateRegistry;
 
 namespace Detail {
 struct ConnectionState;
+class FreshnessState;
 class Router;
 }
 
@@ -111,11 +113,23 @@ public:
 	QueryResult execute(const PreparedStatement& statement, const Parameters& parameters = {});
 		/// session().execute(statement, parameters): Bind + Execute + Sync, binary results.
 
+	Lsn walPosition();
+		/// The read-your-writes token (doc/freshness.md): on a primary the WAL position after everything
+		/// this session has committed, pg_current_wal_insert_lsn(); on a standby how far it has replayed,
+		/// pg_last_wal_replay_lsn(). One round trip, only when called. Call it after the commit (in a
+		/// transaction the position does not cover what is not committed yet). Pass the token to
+		/// BlueTuskDataSource::open(target, token), in this process or, as Lsn::toString(), in another.
+		/// With Read Your Writes=true a data source's write lease does this by itself when it is closed.
+		/// Throws like executeSimple().
+
 	void close();
 		/// Unpooled: closes the physical session. Lease: returns it to its owning EndpointPool (reset
 		/// there; discarded when broken). Never throws; safe to call twice. The object keeps settings()
 		/// and attemptLog() readable until it is destroyed (for a lease, it holds the data source's
-		/// bookkeeping, not a session, until then).
+		/// bookkeeping, not a session, until then). A write lease (target primary, read-write,
+		/// prefer-primary or any) of a data source with Read Your Writes=true that is on a read-write
+		/// primary with no transaction open first learns its walPosition() for the data source (one round
+		/// trip; a failure there is logged at debug level and otherwise ignored).
 
 	const HostAttemptList& attemptLog() const;
 		/// The endpoints tried by the open that produced this connection, in attempt order, with outcomes
@@ -149,6 +163,9 @@ private:
 	std::unique_ptr<Detail::ConnectionState> _state; /// routed and unpooled opens: what they own, or null
 	HostStateRegistry* _hostStates = nullptr;    /// the connector's learned host states (wrong-node answers)
 	bool _pooled = false;
+	Detail::FreshnessState* _freshness = nullptr;  /// a lease of a data source with Read Your Writes: where
+	                                               /// walPosition() notes the token (owned by _owner's state)
+	bool _writeLease = false;                      /// ... and close() asks for it (a write target's lease)
 
 	friend class Detail::Router;
 	friend class BlueTuskDataSource;

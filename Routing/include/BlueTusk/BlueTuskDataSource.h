@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include <map>
@@ -42,6 +43,10 @@ class BlueTusk_Routing_API BlueTuskDataSource
 	///
 	/// With Pooling=false the data source keeps nothing idle (every returned session is closed) but still
 	/// enforces Maximum Pool Size.
+	///
+	/// Replica freshness (doc/freshness.md): with Read Your Writes=true, or a token given to open(target,
+	/// token), read checkouts take only standbys that have replayed the token; with Max Standby Lag, standby,
+	/// read-only and prefer-standby checkouts reject standbys too far behind the primary.
 	///
 	/// Learned host states (down, role) are shared through the connector's HostStateRegistry; each pool
 	/// also keeps its endpoint's last seen role. See doc/routing.md and doc/pooling.md.
@@ -77,6 +82,22 @@ public:
 		/// give an acceptable session, after Failover Timeout; thrown as HostAttemptsException, whose
 		/// attempts() gives every attempt of every pass as data).
 
+	BlueTuskConnection open(TargetSessionAttributes target, const Lsn& token);
+		/// A checkout for target that reads its writes (doc/freshness.md): a standby is taken only once it
+		/// has replayed up to token (learned in the role-refresh round trip, no extra one); a standby behind
+		/// it is a Fallback, and when the checkout would get one, it asks that session again (every 0.2 ms
+		/// doubling to 10 ms) for up to Read Your Writes Timeout; then standbys behind the token are
+		/// rejected: prefer-standby, prefer-primary and any take the primary, standby and read-only (without
+		/// a read-only primary) throw HostAttemptsException naming how far behind each standby was.
+		/// token comes from BlueTuskConnection::walPosition(), here or in another process (Lsn::parse()).
+		/// With Read Your Writes=true the newer of token and walPosition() counts. A token of 0/0, or a
+		/// target primary or read-write: as open(target). Throws as open(target).
+
+	Lsn walPosition() const;
+		/// With Read Your Writes=true: the newest token this data source saw (each write lease's position at
+		/// its return, every BlueTuskConnection::walPosition() of its leases); open(target) of a read target
+		/// then waits for it. 0/0 otherwise, or before the first write lease came back.
+
 	BlueTuskConnection open(const std::string& target);
 		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).
 		/// Throws BlueTuskConnectionStringException (listing the accepted names) for an unknown name, then
@@ -86,7 +107,8 @@ public:
 		/// The counters summed over every endpoint pool (a consistent snapshot).
 
 	std::map<BlueTuskHostEndpoint, PoolStatistics> getHostPoolStatistics() const;
-		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot).
+		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot), with
+		/// the last known WAL position and lag of each endpoint the freshness rules probed (doc/freshness.md).
 
 	void drain(const BlueTuskHostEndpoint& endpoint);
 		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when

@@ -89,6 +89,7 @@ public:
 	ServerRole role() const;
 	ServerRole probeRole(bool force);
 	bool roleChangeSuspected() const;
+	ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
 	bool isBroken() const;
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);

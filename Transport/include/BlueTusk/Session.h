@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/CopyIn.h"
+#include "BlueTusk/Lsn.h"
 #include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
 #include "BlueTusk/Pipeline.h"
@@ -97,6 +98,14 @@ public:
 		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
 		/// round trip "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')".
 		/// Throws BlueTuskSessionBrokenException / BlueTuskServerException on failure.
+
+	virtual ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
+		/// As probeRole(true), in the same one round trip, also the session's WAL positions (for the
+		/// freshness rules, doc/freshness.md): on a standby replayed is pg_last_wal_replay_lsn() and
+		/// received pg_last_wal_receive_lsn(); 0/0 on a primary (where both are NULL) or when the server
+		/// did not say. "SELECT pg_is_in_recovery(), current_setting('transaction_read_only'),
+		/// pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()" (executable by any user). The default implementation
+		/// calls probeRole(true) and leaves both 0/0. Throws like probeRole().
 
 	virtual bool isBroken() const = 0;
 		/// True once the connection has failed (EOF, reset, protocol error, timeout mid-message) or was

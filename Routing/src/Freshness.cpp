@@ -1,0 +1,307 @@
+//
+// Freshness.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "Freshness.h"
+#include "BlueTusk/QueryResult.h"
+#include "Poco/Logger.h"
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
+	return instance;
+}
+
+
+class ProbingPolicy: public TargetSessionPolicy
+	/// A target that needs no role (any), made to probe: a checkout with a token must see the replay position.
+{
+public:
+	explicit ProbingPolicy(TargetSessionPolicy::Ptr inner): _inner(std::move(inner))
+	{
+	}
+
+	std::string name() const
+	{
+		return _inner->name();
+	}
+
+	bool needsRole() const
+	{
+		return true;
+	}
+
+	RoleVerdict classify(ServerRole role) const
+	{
+		return _inner->classify(role);
+	}
+
+private:
+	TargetSessionPolicy::Ptr _inner;
+};
+
+
+bool lagRuleApplies(TargetSessionAttributes target)
+	/// Max Standby Lag: standby, read-only and prefer-standby checkouts (issue 18).
+{
+	return target == TargetSessionAttributes::Standby || target == TargetSessionAttributes::ReadOnly ||
+		target == TargetSessionAttributes::PreferStandby;
+}
+
+
+bool tokenRuleApplies(TargetSessionAttributes target)
+	/// Read your writes: every target that may be given a standby.
+{
+	return target != TargetSessionAttributes::Primary && target != TargetSessionAttributes::ReadWrite;
+}
+
+} // namespace
+
+
+const Poco::Timespan FreshnessState::PRIMARY_REFRESH(1, 0);
+
+
+FreshnessState::FreshnessState(const ConnectionSettings& settings):
+	_settings(settings)
+{
+}
+
+
+const ConnectionSettings& FreshnessState::settings() const
+{
+	return _settings;
+}
+
+
+void FreshnessState::noteToken(Lsn token)
+{
+	if (!token.isValid()) return;
+	std::lock_guard<std::mutex> lock(_mutex);
+	_token = std::max(_token, token);
+	_primary = std::max(_primary, token);
+	_primarySeenUs.store(Poco::Timestamp().epochMicroseconds(), std::memory_order_relaxed);
+}
+
+
+Lsn FreshnessState::token() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _token;
+}
+
+
+void FreshnessState::noteProbe(const BlueTuskHostEndpoint& endpoint, ServerRole role, Lsn replayed, Lsn received)
+{
+	if (!replayed.isValid()) return;
+	std::lock_guard<std::mutex> lock(_mutex);
+	Position& position = _positions[endpoint];
+	position.position = replayed;
+	if (role == ServerRole::Standby)
+	{
+		const Lsn ahead = std::max(_primary, received);
+		position.lag = static_cast<Poco::Int64>(Lsn::bytesBehind(ahead, replayed));
+	}
+	else
+	{
+		position.lag = 0;
+		_primary = std::max(_primary, replayed);
+		_primarySeenUs.store(Poco::Timestamp().epochMicroseconds(), std::memory_order_relaxed);
+	}
+}
+
+
+Lsn FreshnessState::primaryPosition() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _primary;
+}
+
+
+Poco::UInt64 FreshnessState::lag(Lsn replayed, Lsn received) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return Lsn::bytesBehind(std::max(_primary, received), replayed);
+}
+
+
+void FreshnessState::refreshPrimary(PoolManager& pools, const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	const Poco::Int64 now = Poco::Timestamp().epochMicroseconds();
+	if (now - _primarySeenUs.load(std::memory_order_relaxed) < PRIMARY_REFRESH.totalMicroseconds()) return;
+	bool expected = false;
+	if (!_refreshing.compare_exchange_strong(expected, true)) return;
+	// Whatever happens below, the next attempt is a second away (at most one query per second).
+	_primarySeenUs.store(now, std::memory_order_relaxed);
+	for (const BlueTuskHostEndpoint& endpoint: endpoints)
+	{
+		EndpointPool& pool = pools.pool(endpoint);
+		if (pool.lastKnownRole() != ServerRole::Primary) continue;
+		PoolEntryPtr entry = pool.tryTakeIdle();
+		if (!entry) continue;
+		bool broken = false;
+		try
+		{
+			std::vector<QueryResult> results = entry->session->executeSimple("SELECT pg_current_wal_lsn()");
+			Lsn position;
+			if (results.size() == 1 && results[0].rows.size() == 1 && results[0].rows[0].size() == 1 && results[0].rows[0][0] &&
+				Lsn::tryParse(*results[0].rows[0][0], position))
+			{
+				noteProbe(endpoint, ServerRole::Primary, position, position);
+			}
+		}
+		catch (Poco::Exception& exc)
+		{
+			// A standby now (promotion elsewhere) or a broken session: the lag rule goes on with what it knows.
+			broken = entry->session->isBroken();
+			if (logger().debug()) logger().debug("primary WAL position from %s not learned: %s", endpoint.toString(), _settings.redactor().redact(exc.displayText()));
+		}
+		pool.release(std::move(entry), broken);
+		break;
+	}
+	_refreshing.store(false);
+}
+
+
+void FreshnessState::addStatistics(std::map<BlueTuskHostEndpoint, PoolStatistics>& statistics) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	for (const auto& position: _positions)
+	{
+		auto it = statistics.find(position.first);
+		if (it == statistics.end()) continue;
+		it->second.walPosition = position.second.position;
+		it->second.lagBytes = position.second.lag;
+	}
+}
+
+
+FreshnessRule::FreshnessRule(FreshnessState& state, TargetSessionAttributes target, Lsn token):
+	_state(state),
+	_target(target),
+	_token(token),
+	_useToken(token.isValid() && tokenRuleApplies(target)),
+	_useLag(state.settings().maxStandbyLag > 0 && lagRuleApplies(target))
+{
+}
+
+
+bool FreshnessRule::active() const
+{
+	return _useToken || _useLag;
+}
+
+
+ServerRole FreshnessRule::probe(Session& session)
+{
+	Lsn replayed, received;
+	const ServerRole role = session.probeRoleAndWal(replayed, received);
+	_state.noteProbe(session.endpoint(), role, replayed, received);
+	std::lock_guard<std::mutex> lock(_mutex);
+	_probed[&session] = Probed{replayed, received};
+	return role;
+}
+
+
+bool FreshnessRule::behindToken(const Session& session, Poco::UInt64& behind)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _probed.find(&session);
+	if (it == _probed.end()) return false;
+	behind = Lsn::bytesBehind(_token, it->second.replayed);
+	return behind > 0;
+}
+
+
+RoleVerdict FreshnessRule::refine(const Session& session, ServerRole role, RoleVerdict verdict, std::string& reason)
+{
+	if (role != ServerRole::Standby || verdict == RoleVerdict::Reject) return verdict;
+	Probed probed;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		auto it = _probed.find(&session);
+		if (it == _probed.end()) return verdict;
+		probed = it->second;
+	}
+	const ConnectionSettings& settings = _state.settings();
+	if (_useLag)
+	{
+		const Poco::UInt64 lag = _state.lag(probed.replayed, probed.received);
+		if (!probed.replayed.isValid() || lag > settings.maxStandbyLag)
+		{
+			reason = probed.replayed.isValid() ?
+				"standby " + formatByteSize(lag) + " behind, Max Standby Lag " + formatByteSize(settings.maxStandbyLag) :
+				"standby with no replay position, Max Standby Lag " + formatByteSize(settings.maxStandbyLag);
+			return RoleVerdict::Reject;
+		}
+	}
+	if (_useToken)
+	{
+		const Poco::UInt64 behind = Lsn::bytesBehind(_token, probed.replayed);
+		if (behind > 0)
+		{
+			reason = "standby " + formatByteSize(behind) + " behind the token " + _token.toString();
+			if (_strict)
+			{
+				reason += " after Read Your Writes Timeout " + std::to_string(settings.readYourWritesTimeout.totalMilliseconds()) + " ms";
+				return RoleVerdict::Reject;
+			}
+			return RoleVerdict::Fallback;
+		}
+	}
+	return verdict;
+}
+
+
+PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools)
+{
+	const ConnectionSettings& settings = _state.settings();
+	if (_useLag) _state.refreshPrimary(pools, settings.endpoints);
+	if (!policy->needsRole()) policy = std::make_shared<ProbingPolicy>(policy);
+
+	PoolEntryPtr entry = route(policy);
+	Poco::UInt64 behind = 0;
+	if (!_useToken || entry->session->role() != ServerRole::Standby || !behindToken(*entry->session, behind)) return entry;
+
+	// A standby behind the token: ask the session we hold again (no new login), every 0.2 ms for the first
+	// 20 ms (a standby that streams replays a commit within a few ms: a longer pause would be most of
+	// the wait; measured in doc/freshness.md), then doubling to 10 ms, until it has replayed up to the
+	// token or Read Your Writes Timeout runs out.
+	const Poco::Timestamp start;
+	const Poco::Timestamp deadline = start + settings.readYourWritesTimeout.totalMicroseconds();
+	std::chrono::microseconds pause(200);
+	while (Poco::Timestamp() < deadline)
+	{
+		const Poco::Timespan left = deadline - Poco::Timestamp();
+		std::this_thread::sleep_for(std::min(pause, std::chrono::microseconds(std::max<Poco::Int64>(1, left.totalMicroseconds()))));
+		if (start.elapsed() > 20000) pause = std::min(pause * 2, std::chrono::microseconds(10000));
+		try
+		{
+			if (probe(*entry->session) != ServerRole::Standby) break;   // promoted meanwhile: route anew
+		}
+		catch (Poco::Exception&)
+		{
+			break;
+		}
+		if (!behindToken(*entry->session, behind)) return entry;
+	}
+	if (logger().debug())
+		logger().debug("%s: standby %s behind the token %s after Read Your Writes Timeout; routing again without it",
+			entry->pool->endpoint().toString(), formatByteSize(behind), _token.toString());
+	EndpointPool* pool = entry->pool;
+	const bool broken = entry->session->isBroken();
+	pool->release(std::move(entry), broken);
+	_strict = true;
+	return route(policy);
+}
+
+} } // namespace BlueTusk::Detail
