@@ -7,6 +7,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PoolManager.h"
+#include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "Router.h"
 #include "Poco/Exception.h"
@@ -237,11 +238,14 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
+	PoolObserver* observer = _impl->manager->observer();   // doc/metrics.md: none installed, no clock read
+	const double started = observer ? PoolObserver::coarseSeconds() : 0;
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	if (!_impl->fastEndpoints.empty() && _impl->needsNoRole(target))
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
+		if (entry && observer) Detail::reportIdleCheckout(*observer, *entry, started);
 		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts);
 	}
 
@@ -257,7 +261,8 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 
-	state->entry = Detail::Router(request).route(state->attempts);
+	if (observer) state->entry = Detail::routeObserved(*observer, request, state->attempts, started);
+	else state->entry = Detail::Router(request).route(state->attempts);
 	state->owner = _impl;   // owns the manager and so the pools
 	return BlueTuskConnection(std::move(state));
 }
@@ -286,6 +291,18 @@ void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoin
 }
 
 } // namespace
+
+
+void BlueTuskDataSource::setObserver(PoolObserver::Ptr observer)
+{
+	_impl->manager->setObserver(std::move(observer));
+}
+
+
+PoolObserver* BlueTuskDataSource::observer() const
+{
+	return _impl->manager->observer();
+}
 
 
 void BlueTuskDataSource::drain(const BlueTuskHostEndpoint& endpoint)

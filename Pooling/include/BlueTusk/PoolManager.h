@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Timestamp.h"
@@ -44,6 +45,8 @@ struct BlueTusk_Pooling_API PoolEntry
 	Session::Ptr session;
 	PooledSessionInfo info;
 	EndpointPool* pool = nullptr;   /// the owning pool: release() always goes back there
+	double leasedAt = 0;            /// PoolObserver::coarseSeconds() when handed out by a data source whose
+	                                /// pool has an observer (0: not timed); release() reports the use time
 };
 
 using PoolEntryPtr = std::unique_ptr<PoolEntry>;
@@ -217,6 +220,14 @@ public:
 	void stopPruning();
 		/// Stops the background pruning thread and waits for it (a pass in progress finishes first).
 		/// Idempotent; the destructor calls it. prune() and warmUp() still work when called directly.
+
+	void setObserver(PoolObserver::Ptr observer);
+		/// Installs observer (null: none) for every pool of this manager, now and later. A replaced
+		/// observer is kept alive until the manager ends (an event in flight may still reach it).
+		/// Thread-safe.
+
+	PoolObserver* observer() const;
+		/// The observer installed, or null: one atomic load. Thread-safe.
 
 	const ConnectionSettings& settings() const;
 	const Options& options() const;

@@ -13,6 +13,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include <map>
@@ -87,6 +88,14 @@ public:
 
 	std::map<BlueTuskHostEndpoint, PoolStatistics> getHostPoolStatistics() const;
 		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot).
+
+	void setObserver(PoolObserver::Ptr observer);
+		/// Installs observer (null: none) for this data source's pools and checkouts (doc/metrics.md):
+		/// create, wait and use times, attempts by outcome, failover waits, learned role changes. A
+		/// replaced observer stays alive until the pools end. Thread-safe.
+
+	PoolObserver* observer() const;
+		/// The observer installed, or null.
 
 	void drain(const BlueTuskHostEndpoint& endpoint);
 		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when
