@@ -182,7 +182,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 	if (entry->leasedAt != 0)
 	{
 		if (PoolObserver* observer = m.observer.load(std::memory_order_acquire))
-			observer->sessionUsed(_endpoint, PoolObserver::coarseSeconds() - entry->leasedAt);
+			observer->sessionUsed(_endpoint, entry->leasedAt, entry->idleCheckout);
 		entry->leasedAt = 0;
 	}
 	try

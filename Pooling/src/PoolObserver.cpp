@@ -31,9 +31,9 @@ void PoolObserver::splitBrainRefused(const BlueTuskHostEndpoint&)
 }
 
 
-double PoolObserver::coarseSeconds()
+void PoolObserver::setTicks(const std::atomic<std::int64_t>* ticks)
 {
-	return secondsOf(CLOCK_MONOTONIC_COARSE);
+	_ticks = ticks;
 }
 
 

@@ -61,6 +61,7 @@ struct BlueTuskDataSource::Impl
 	std::deque<FastEndpoint> fastEndpoints;    /// host-list order; empty: no fast path (order not fixed)
 	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
+	std::atomic<PoolObserver*> observer{nullptr}; /// manager->observer(), read inline by open() (doc/metrics.md)
 
 	Impl(const ConnectionSettings& s, const Connector& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
@@ -238,14 +239,13 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
-	PoolObserver* observer = _impl->manager->observer();   // doc/metrics.md: none installed, no clock read
-	const double started = observer ? PoolObserver::coarseSeconds() : 0;
+	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	if (!_impl->fastEndpoints.empty() && _impl->needsNoRole(target))
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
-		if (entry && observer) Detail::reportIdleCheckout(*observer, *entry, started);
+		if (entry && observer) Detail::reportIdleCheckout(*observer, *entry);
 		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts);
 	}
 
@@ -261,7 +261,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 
-	if (observer) state->entry = Detail::routeObserved(*observer, request, state->attempts, started);
+	if (observer) state->entry = Detail::routeObserved(*observer, request, state->attempts);
 	else state->entry = Detail::Router(request).route(state->attempts);
 	state->owner = _impl;   // owns the manager and so the pools
 	return BlueTuskConnection(std::move(state));
@@ -295,13 +295,15 @@ void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoin
 
 void BlueTuskDataSource::setObserver(PoolObserver::Ptr observer)
 {
+	PoolObserver* raw = observer.get();
 	_impl->manager->setObserver(std::move(observer));
+	_impl->observer.store(raw, std::memory_order_release);
 }
 
 
 PoolObserver* BlueTuskDataSource::observer() const
 {
-	return _impl->manager->observer();
+	return _impl->observer.load(std::memory_order_acquire);
 }
 
 

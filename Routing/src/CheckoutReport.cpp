@@ -24,25 +24,12 @@ void reportAttempts(PoolObserver& observer, const HostAttemptList& log, std::siz
 }
 
 
-void startLease(PoolObserver& observer, PoolEntry& entry, double started)
-{
-	const double now = PoolObserver::coarseSeconds();
-	entry.leasedAt = now > 0 ? now : 1e-9;
-	observer.checkoutWaited(entry.pool->endpoint(), now - started);
-}
-
 } // namespace
 
 
-void reportIdleCheckout(PoolObserver& observer, PoolEntry& entry, double started)
+PoolEntryPtr routeObserved(PoolObserver& observer, const Router::Request& request, HostAttemptList& log)
 {
-	observer.routeAttempt(entry.pool->endpoint(), HostAttempt::ACCEPTED);
-	startLease(observer, entry, started);
-}
-
-
-PoolEntryPtr routeObserved(PoolObserver& observer, const Router::Request& request, HostAttemptList& log, double started)
-{
+	const std::int64_t started = observer.clock();
 	const std::size_t first = log.size();
 	PoolEntryPtr entry;
 	try
@@ -55,7 +42,11 @@ PoolEntryPtr routeObserved(PoolObserver& observer, const Router::Request& reques
 		throw;
 	}
 	reportAttempts(observer, log, first);
-	if (entry) startLease(observer, *entry, started);
+	if (entry)
+	{
+		entry->leasedAt = observer.checkoutWaited(entry->pool->endpoint(), started);
+		entry->idleCheckout = false;
+	}
 	return entry;
 }
 

@@ -18,14 +18,18 @@
 namespace BlueTusk {
 namespace Detail {
 
-void reportIdleCheckout(PoolObserver& observer, PoolEntry& entry, double started);
-	/// The idle fast path handed out entry: one accepted attempt at its pool, the wait since started
-	/// (PoolObserver::coarseSeconds()), and the lease's start for its use time.
+inline void reportIdleCheckout(PoolObserver& observer, PoolEntry& entry)
+	/// The idle fast path handed out entry: the lease's start is kept in it, the checkout is reported with
+	/// its return (PoolObserver::sessionUsed()).
+{
+	entry.leasedAt = observer.ticks();
+	entry.idleCheckout = true;
+}
 
-PoolEntryPtr routeObserved(PoolObserver& observer, const Router::Request& request, HostAttemptList& log, double started);
+PoolEntryPtr routeObserved(PoolObserver& observer, const Router::Request& request, HostAttemptList& log);
 	/// Router(request).route(log), then every attempt it appended reported by outcome, the failover waits
-	/// between its passes, and (on success) the wait and the lease's start; on failure the attempts and
-	/// waits are reported and the exception propagates.
+	/// between its passes, and (on success) the wait since the call and the lease's start; on failure the
+	/// attempts and waits are reported and the exception propagates.
 
 } } // namespace BlueTusk::Detail
 

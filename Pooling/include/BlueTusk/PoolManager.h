@@ -17,6 +17,7 @@
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Timestamp.h"
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
@@ -45,8 +46,9 @@ struct BlueTusk_Pooling_API PoolEntry
 	Session::Ptr session;
 	PooledSessionInfo info;
 	EndpointPool* pool = nullptr;   /// the owning pool: release() always goes back there
-	double leasedAt = 0;            /// PoolObserver::coarseSeconds() when handed out by a data source whose
-	                                /// pool has an observer (0: not timed); release() reports the use time
+	std::int64_t leasedAt = 0;      /// PoolObserver::ticks() when a data source whose pool has an observer
+	                                /// handed it out (0: not timed); release() reports the use time
+	bool idleCheckout = false;      /// with leasedAt: handed out by the data source's idle fast path
 };
 
 using PoolEntryPtr = std::unique_ptr<PoolEntry>;

@@ -25,11 +25,12 @@
 namespace BlueTusk {
 namespace Metrics {
 
-class BlueTusk_Metrics_API MetricsObserver: public PoolObserver
+class BlueTusk_Metrics_API MetricsObserver final: public PoolObserver
 	/// Records the events of PoolObserver for a fixed list of endpoints (a data source's host list; an
 	/// endpoint not in it is ignored). Every thread writes its own shard (plain stores, no atomic
 	/// read-modify-write, no lock after its first event), snapshot() adds the shards up under a lock. A
-	/// shard lives as long as the observer, also after its thread ended. Thread-safe.
+	/// shard lives as long as the observer, also after its thread ended. Wait and use times come from a
+	/// millisecond clock thread (clock()), create times from the core's precise clock. Thread-safe.
 {
 public:
 	using Ptr = std::shared_ptr<MetricsObserver>;
@@ -73,8 +74,11 @@ public:
 		/// histogram's bucket without its sum), never lost.
 
 	void sessionCreated(const BlueTuskHostEndpoint& endpoint, double seconds) override;
-	void checkoutWaited(const BlueTuskHostEndpoint& endpoint, double seconds) override;
-	void sessionUsed(const BlueTuskHostEndpoint& endpoint, double seconds) override;
+	std::int64_t clock() override;
+		/// CLOCK_MONOTONIC in nanoseconds as of the last tick of the process's metrics clock thread (started
+		/// by the first MetricsObserver; it ticks every millisecond): one atomic load.
+	std::int64_t checkoutWaited(const BlueTuskHostEndpoint& endpoint, std::int64_t started) override;
+	void sessionUsed(const BlueTuskHostEndpoint& endpoint, std::int64_t leasedAt, bool idleCheckout) override;
 	void roleChanged(const BlueTuskHostEndpoint& endpoint, ServerRole from, ServerRole to) override;
 	void routeAttempt(const BlueTuskHostEndpoint& endpoint, int outcome) override;
 	void failoverWaited(int waits) override;
@@ -87,8 +91,11 @@ private:
 	struct Shard;
 	Shard& shard();
 	Shard& shardSlow();
-	int indexOf(const BlueTuskHostEndpoint& endpoint);
-	void observe(std::size_t histogram, const BlueTuskHostEndpoint& endpoint, double seconds);
+	int indexOf(const BlueTuskHostEndpoint& endpoint, bool poolOwned);
+		/// The endpoint's index, or -1. poolOwned: endpoint is a pool's own object, whose address may be kept.
+	int indexByValue(const BlueTuskHostEndpoint& endpoint, bool poolOwned);
+		/// indexOf() when the address is not known yet.
+	void observe(std::size_t histogram, int index, std::int64_t nanoseconds);
 
 	const std::uint64_t _id;   /// unique per observer in the process: the key of the threads' shard cache
 	const std::string _poolName;
