@@ -7,34 +7,13 @@
 #   5. the same main.cpp (and metrics.cpp) built with pkg-config (bluetusk.pc, bluetusk-metrics.pc) and run
 # Run as: cmake -DBUILD_DIR=... -DPROJECT_DIR=... -DWORK_DIR=... -DGENERATOR=... -DMETRICS=ON|OFF -P RunPackageConsumer.cmake
 
-foreach(var BUILD_DIR PROJECT_DIR WORK_DIR GENERATOR METRICS)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "RunPackageConsumer.cmake: ${var} is not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/ConsumerSupport.cmake)
+require_vars(RunPackageConsumer.cmake BUILD_DIR PROJECT_DIR WORK_DIR GENERATOR METRICS)
 
 set(debs ${WORK_DIR}/debs)
 set(root ${WORK_DIR}/root)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR} ${root})
-
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${status}): ${ARGN}\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(output "${out}" PARENT_SCOPE)
-endfunction()
-
-function(expect_lines what text)
-  foreach(line ${ARGN})
-    string(FIND "${text}" "${line}\n" at)
-    if(at EQUAL -1)
-      message(FATAL_ERROR "${what}: the output lacks the line \"${line}\":\n${text}")
-    endif()
-  endforeach()
-endfunction()
 
 run("cpack -G DEB" cpack -G DEB --config ${BUILD_DIR}/CPackConfig.cmake -B ${debs})
 

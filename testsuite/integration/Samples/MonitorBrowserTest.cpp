@@ -24,15 +24,6 @@ namespace {
 const char* const CHROMIUM = "/usr/bin/chromium";
 
 
-std::string writeFile(const std::string& path, const std::string& text)
-{
-	Poco::FileOutputStream out(path);
-	out << text;
-	out.close();
-	return path;
-}
-
-
 std::vector<std::string> chromiumArgs(const std::vector<std::string>& extra)
 	/// Headless, as root (no sandbox), no GPU, a fresh profile; a virtual time budget lets the page's
 	/// fetches and timers run (4 s of page time) before the DOM is dumped or the picture taken.
@@ -68,13 +59,7 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(std::string(CHROMIUM) + " missing: apt-get install chromium (scripts/setup)", Poco::File(CHROMIUM).exists());
 		Poco::TemporaryFile dir;
 		dir.createDirectories();
-		const std::string properties = writeFile(Poco::Path(dir.path(), "monitor.properties").toString(),
-			"poolMonitor.dataSource = main\n"
-			"bluetusk.metrics.enabled = true\n"
-			"bluetusk.dataSources.main.connectionString = " + clusterHosts("127.0.0.1,127.0.0.2,127.0.0.3") + "\n"
-			"bluetusk.dataSources.main.minimumPoolSize = 1\n"
-			"bluetusk.dataSources.main.maximumPoolSize = 4\n"
-			"bluetusk.dataSources.main.targetSessionAttributes = prefer-standby\n");
+		const std::string properties = writeTextFile(Poco::Path(dir.path(), "monitor.properties").toString(), threeNodeMonitorProperties());
 		BackgroundProgram monitor(monitorProgram(), {"--config=" + properties, "--port=0"});
 		const std::string line = monitor.waitForLine("listening on ", 60000);
 		const std::string url = line.substr(std::string("listening on ").size());

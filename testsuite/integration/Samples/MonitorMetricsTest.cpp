@@ -31,15 +31,6 @@ namespace {
 const char* const PROMETHEUS = "/usr/bin/prometheus";
 
 
-std::string writeFile(const std::string& path, const std::string& text)
-{
-	Poco::FileOutputStream out(path);
-	out << text;
-	out.close();
-	return path;
-}
-
-
 Poco::UInt16 freePort()
 	/// A loopback port nobody listens on right now.
 {
@@ -101,13 +92,7 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(std::string(PROMETHEUS) + " missing: apt-get install prometheus (scripts/setup)", Poco::File(PROMETHEUS).exists());
 		Poco::TemporaryFile dir;
 		dir.createDirectories();
-		const std::string properties = writeFile(Poco::Path(dir.path(), "monitor.properties").toString(),
-			"poolMonitor.dataSource = main\n"
-			"bluetusk.metrics.enabled = true\n"
-			"bluetusk.dataSources.main.connectionString = " + clusterHosts("127.0.0.1,127.0.0.2,127.0.0.3") + "\n"
-			"bluetusk.dataSources.main.minimumPoolSize = 1\n"
-			"bluetusk.dataSources.main.maximumPoolSize = 4\n"
-			"bluetusk.dataSources.main.targetSessionAttributes = prefer-standby\n");
+		const std::string properties = writeTextFile(Poco::Path(dir.path(), "monitor.properties").toString(), threeNodeMonitorProperties());
 		BackgroundProgram monitor(monitorProgram(), {"--config=" + properties, "--port=0"});
 		const std::string line = monitor.waitForLine("listening on ", 60000);
 		const std::string monitorUrl = line.substr(std::string("listening on ").size());
@@ -122,7 +107,7 @@ public:
 
 		// Prometheus, scraping the monitor every second.
 		const Poco::UInt16 prometheusPort = freePort();
-		const std::string config = writeFile(Poco::Path(dir.path(), "prometheus.yml").toString(),
+		const std::string config = writeTextFile(Poco::Path(dir.path(), "prometheus.yml").toString(),
 			"global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
 			"scrape_configs:\n  - job_name: bluetusk-pool-monitor\n    static_configs:\n      - targets: ['" + monitorAddress + "']\n");
 		const std::string prometheusUrl = "http://127.0.0.1:" + std::to_string(prometheusPort) + "/";

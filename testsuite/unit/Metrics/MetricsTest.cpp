@@ -66,6 +66,22 @@ const MetricsObserver::EndpointSnapshot& of(const MetricsObserver::Snapshot& sna
 }
 
 
+BlueTuskConnection checkoutBehindLease(BlueTuskDataSource& dataSource, long ms)
+	/// With Maximum Pool Size=1: takes the one session, has another thread return it after ms, and returns
+	/// the checkout that waited for it (about ms).
+{
+	BlueTuskConnection held = dataSource.open();
+	std::thread returner([&held, ms]()
+	{
+		Poco::Thread::sleep(ms);
+		held.close();
+	});
+	BlueTuskConnection waited = dataSource.open();
+	returner.join();
+	return waited;
+}
+
+
 std::size_t bucketOf(double seconds)
 {
 	const auto& bounds = durationBuckets();
@@ -159,14 +175,7 @@ public:
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.connector);
 		dataSource->open().close();   // one idle session
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
-		BlueTuskConnection held = dataSource->open();
-		std::thread returner([&held]()
-		{
-			Poco::Thread::sleep(200);
-			held.close();
-		});
-		BlueTuskConnection waited = dataSource->open();
-		returner.join();
+		BlueTuskConnection waited = checkoutBehindLease(*dataSource, 200);
 		const auto a = of(observer->snapshot(), "a");
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(2), a.waitTime.count());
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), a.waitTime.counts[0]);            // the idle checkout: <= 1 ms
@@ -186,14 +195,7 @@ public:
 			Poco::Thread::sleep(120);                         // used for about 120 ms
 		}
 		// A checkout that waits 200 ms for the one session.
-		BlueTuskConnection held = dataSource->open();
-		std::thread returner([&held]()
-		{
-			Poco::Thread::sleep(200);
-			held.close();
-		});
-		BlueTuskConnection waited = dataSource->open();
-		returner.join();
+		BlueTuskConnection waited = checkoutBehindLease(*dataSource, 200);
 		waited.close();
 
 		const auto a = of(observer->snapshot(), "a");
