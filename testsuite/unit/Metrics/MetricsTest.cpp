@@ -103,6 +103,7 @@ class MetricsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testAttemptsByOutcomeAndRoleChanges);
 	CPPUNIT_TEST(testTimeoutsAndFailoverWaits);
 	CPPUNIT_TEST(testNoObserverByDefault);
+	CPPUNIT_TEST(testConcurrentCountsAreExact);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -279,6 +280,38 @@ public:
 		auto observer = exporter.attach(dataSource);
 		CPPUNIT_ASSERT(dataSource->observer() == observer.get());
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(0), observer->snapshot().endpoints.at(0).waitTime.count());
+	}
+
+	void testConcurrentCountsAreExact()
+	{
+		// Four threads, each its own shard: every checkout and return counted once, fast path or not.
+		Fixture f;
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Maximum Pool Size=2;Checkout Timeout=10"), f.connector);
+		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
+		const int THREADS = 4, ROUNDS = 500;
+		std::vector<std::thread> threads;
+		for (int t = 0; t < THREADS; ++t)
+		{
+			threads.emplace_back([&dataSource]()
+			{
+				for (int i = 0; i < ROUNDS; ++i) dataSource->open().close();
+			});
+		}
+		for (auto& thread: threads) thread.join();
+		const auto snapshot = observer->snapshot();
+		std::uint64_t waits = 0, uses = 0, accepted = 0;
+		for (const auto& e: snapshot.endpoints)
+		{
+			waits += e.waitTime.count();
+			uses += e.useTime.count();
+			accepted += e.attempts[HostAttempt::ACCEPTED];
+		}
+		const std::uint64_t checkouts = THREADS * ROUNDS;
+		CPPUNIT_ASSERT_EQUAL(checkouts, waits);
+		CPPUNIT_ASSERT_EQUAL(checkouts, uses);
+		CPPUNIT_ASSERT_EQUAL(checkouts, accepted);
+		const PoolStatistics total = dataSource->getPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(std::uint64_t(total.created), of(snapshot, "a").createTime.count() + of(snapshot, "b").createTime.count());
 	}
 };
 
