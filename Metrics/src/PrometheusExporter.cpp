@@ -77,6 +77,23 @@ void addHistogram(MetricFamily& into, std::vector<ClientMetric::Label> labelSet,
 	into.metric.push_back(std::move(metric));
 }
 
+class Forwarder: public prometheus::Collectable
+	/// The Exposer keeps a weak_ptr to what it serves: this object, owned by the exporter, forwards to it.
+{
+public:
+	explicit Forwarder(const PrometheusExporter& exporter): _exporter(exporter)
+	{
+	}
+
+	std::vector<MetricFamily> Collect() const override
+	{
+		return _exporter.Collect();
+	}
+
+private:
+	const PrometheusExporter& _exporter;
+};
+
 } // namespace
 
 
@@ -191,10 +208,9 @@ prometheus::Registry& PrometheusExporter::registry()
 void PrometheusExporter::listen(const std::string& bindAddress)
 {
 	std::unique_ptr<prometheus::Exposer> exposer(new prometheus::Exposer(bindAddress));
-	// The Exposer holds collectables weakly; this handle shares no ownership (the exporter owns itself).
-	if (!_self) _self = std::shared_ptr<Collectable>(std::shared_ptr<Collectable>(), this);
-	exposer->RegisterCollectable(_self);
-	_exposer = std::move(exposer);
+	if (!_forwarder) _forwarder = std::make_shared<Forwarder>(*this);
+	exposer->RegisterCollectable(_forwarder);
+	_exposer = std::move(exposer);   // the destructor stops it before _forwarder goes
 }
 
 } } // namespace BlueTusk::Metrics

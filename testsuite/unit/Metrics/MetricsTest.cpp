@@ -15,6 +15,11 @@
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include "FakeSessionFactory.h"
 #include "RoutingTestSupport.h"
+#include "Poco/Net/HTTPClientSession.h"
+#include "Poco/Net/HTTPRequest.h"
+#include "Poco/Net/HTTPResponse.h"
+#include "Poco/Net/ServerSocket.h"
+#include "Poco/StreamCopier.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <iostream>
@@ -104,6 +109,7 @@ class MetricsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testTimeoutsAndFailoverWaits);
 	CPPUNIT_TEST(testNoObserverByDefault);
 	CPPUNIT_TEST(testConcurrentCountsAreExact);
+	CPPUNIT_TEST(testListenServesMetrics);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -312,6 +318,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(checkouts, accepted);
 		const PoolStatistics total = dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(total.created), of(snapshot, "a").createTime.count() + of(snapshot, "b").createTime.count());
+	}
+
+	void testListenServesMetrics()
+	{
+		// prometheus-cpp's own HTTP server (bluetusk.metrics.listen) on a free loopback port.
+		Fixture f;
+		auto dataSource = f.create("a", "");
+		dataSource->open().close();
+		Poco::UInt16 port = 0;
+		{
+			Poco::Net::ServerSocket probe(Poco::Net::SocketAddress("127.0.0.1", 0));
+			port = probe.address().port();
+		}
+		f.exporter.listen("127.0.0.1:" + std::to_string(port));
+		Poco::Net::HTTPClientSession session("127.0.0.1", port);
+		session.setTimeout(Poco::Timespan(10, 0));
+		Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/metrics", Poco::Net::HTTPMessage::HTTP_1_1);
+		session.sendRequest(request);
+		Poco::Net::HTTPResponse response;
+		std::string body;
+		Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
+		CPPUNIT_ASSERT_EQUAL(200, static_cast<int>(response.getStatus()));
+		CPPUNIT_ASSERT_MESSAGE(body, body.find("db_client_connection_count{db_client_connection_pool_name=\"app@a:5432/app\",endpoint=\"a:5432\",db_client_connection_state=\"idle\"} 1") != std::string::npos);
 	}
 };
 

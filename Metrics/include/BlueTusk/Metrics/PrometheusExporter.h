@@ -78,7 +78,7 @@ private:
 	std::vector<Source> _sources;
 	std::shared_ptr<prometheus::Registry> _registry;
 	std::unique_ptr<prometheus::Exposer> _exposer;
-	std::shared_ptr<Collectable> _self;   /// an aliasing handle on this for the Exposer's weak_ptr
+	std::shared_ptr<Collectable> _forwarder;   /// what the Exposer holds (weakly): calls Collect() of this
 };
 
 } } // namespace BlueTusk::Metrics
