@@ -32,7 +32,7 @@ class BlueTusk_Pooling_API PoolObserver
 	/// idle checkout and its return cost one load (ticks()) and one virtual call (sessionUsed()).
 	///
 	/// Every endpoint reference passed is the owning EndpointPool's own endpoint() (except for
-	/// routeAttempt(), see there), valid as long as the pool: an observer may key its per-endpoint state
+	/// routeAttempt() and splitBrainRefused()), valid as long as the pool: an observer may key its per-endpoint state
 	/// on the address and fall back to comparing values.
 	///
 	/// Thread-safety: called concurrently from every thread that checks out, returns or opens sessions,
@@ -55,11 +55,10 @@ public:
 		/// trade resolution for speed: MetricsObserver's ticks every millisecond and costs one load).
 
 	virtual std::int64_t checkoutWaited(const BlueTuskHostEndpoint& endpoint, std::int64_t started) = 0;
-		/// Any other checkout got its session from endpoint's pool; started is clock() when
-		/// BlueTuskDataSource::open() began (routing, role refresh and waiting for capacity included):
-		/// db.client.connection.wait_time = clock() - started. Returns clock(), the lease's start. The
-		/// checkout's attempts are reported separately (routeAttempt()). Not called for the idle fast path
-		/// (see sessionUsed()).
+		/// A checkout (other than the idle fast path's, see sessionUsed()) got its session from endpoint's
+		/// pool; started is clock() when the checkout began (routing, role refresh and waiting for
+		/// capacity included): db.client.connection.wait_time = clock() - started. Returns clock(), the
+		/// lease's start. The checkout's attempts are reported separately (routeAttempt()).
 
 	virtual void sessionUsed(const BlueTuskHostEndpoint& endpoint, std::int64_t leasedAt, bool idleCheckout) = 0;
 		/// A lease of endpoint's pool came back; leasedAt is ticks() when it was handed out:
@@ -82,9 +81,9 @@ public:
 		/// demotion, a primary turned read-only). Called with the pool manager's mutex held.
 
 	virtual void routeAttempt(const BlueTuskHostEndpoint& endpoint, int outcome) = 0;
-		/// One attempt of a checkout (other than the idle fast path's, see sessionUsed()) at endpoint ended with outcome (a
-		/// BlueTusk::HostAttempt::Outcome of Routing: accepted, fallback retained, ...). endpoint may be a
-		/// copy (compare values).
+		/// One attempt of a checkout (other than the idle fast path's, see sessionUsed()) at endpoint ended
+		/// with outcome (a BlueTusk::HostAttempt::Outcome of Routing: accepted, fallback retained, ...).
+		/// endpoint may be a copy (compare values).
 
 	virtual void failoverWaited(int waits) = 0;
 		/// A checkout waited waits times (Failover Timeout backoff or promotion watch) between passes of
