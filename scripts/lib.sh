@@ -18,6 +18,9 @@ BLUETUSK_JOBS="${BLUETUSK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 BLUETUSK_PACKAGES=(cmake g++ make pkg-config libpoco-dev libcppunit-dev postgresql-15 postgresql-client-15
 	libpq-dev libbenchmark-dev openssl prometheus-cpp-dev prometheus chromium dpkg-dev)
 BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
+# For the Patroni cluster (scripts/patroni, the demo's Patroni step) and scripts/failover-bench (haproxy,
+# python3 for its report). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.
+BLUETUSK_HA_PACKAGES=(patroni etcd-server etcd-client haproxy python3)
 
 bt_log()
 	# Prints one progress line: "==> message".

@@ -346,6 +346,25 @@ void EndpointPool::drain()
 }
 
 
+int EndpointPool::closeIdle()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger, m.redactor);
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		for (auto& item: _impl->idle)
+		{
+			++_impl->closed;
+			closer.add(std::move(item->session));
+		}
+		_impl->idle.clear();
+	}
+	const int count = static_cast<int>(closer.size());
+	closer.closeAll();
+	return count;
+}
+
+
 void EndpointPool::resume()
 {
 	PoolManager::Impl& m = *_manager._impl;

@@ -44,15 +44,17 @@ BlueTuskConnection::BlueTuskConnection(std::unique_ptr<Detail::ConnectionState> 
 	_state(std::move(state))
 {
 	_pooled = _state->pooled;
+	_hostStates = _state->hostStates;
 }
 
 
 BlueTuskConnection::BlueTuskConnection(PoolEntryPtr entry, std::shared_ptr<void> owner, const ConnectionSettings& settings,
-	const HostAttemptList& attempts):
+	const HostAttemptList& attempts, HostStateRegistry* hostStates):
 	_entry(std::move(entry)),
 	_owner(std::move(owner)),
 	_settings(&settings),
 	_attempts(&attempts),
+	_hostStates(hostStates),
 	_pooled(true)
 {
 }
@@ -64,6 +66,7 @@ BlueTuskConnection::BlueTuskConnection(BlueTuskConnection&& other) noexcept:
 	_settings(other._settings),
 	_attempts(other._attempts),
 	_state(std::move(other._state)),
+	_hostStates(other._hostStates),
 	_pooled(other._pooled)
 {
 	other._settings = nullptr;
@@ -82,6 +85,7 @@ BlueTuskConnection& BlueTuskConnection::operator = (BlueTuskConnection&& other) 
 		_settings = other._settings;
 		_attempts = other._attempts;
 		_state = std::move(other._state);
+		_hostStates = other._hostStates;
 		_pooled = other._pooled;
 		other._settings = nullptr;
 		other._attempts = nullptr;
@@ -217,7 +221,8 @@ void BlueTuskConnection::close()
 	{
 		// Back to the owning pool, which discards a broken session (doc/pooling.md).
 		EndpointPool* pool = _entry->pool;
-		const bool broken = !_entry->session || _entry->session->isBroken();
+		bool broken = !_entry->session || _entry->session->isBroken();
+		if (!broken && _entry->session->roleChangeSuspected()) broken = !relearnRole();
 		if (pool)
 		{
 			pool->release(std::move(_entry), broken);
@@ -230,6 +235,27 @@ void BlueTuskConnection::close()
 	}
 	// An unpooled connection's manager goes now; _owner stays until destruction (settings(), attemptLog()).
 	if (_state) _state->manager.reset();
+}
+
+
+bool BlueTuskConnection::relearnRole()
+{
+	// A wrong-node answer (SQLSTATE 25006 on a session believed primary): ask the server what it is now
+	// and make that the endpoint's learned role, so the next write checkout goes elsewhere without trying
+	// it (doc/high-availability.md, "Wrong-node answers"). One round trip, only after such an answer.
+	Session& session = *_entry->session;
+	try
+	{
+		if (session.transactionStatus() != TransactionStatus::Idle) session.executeSimple("ROLLBACK");
+		const ServerRole role = session.probeRole(true);
+		if (_entry->pool) _entry->pool->setLastKnownRole(role);
+		if (_hostStates && _entry->pool) _hostStates->setRole(_entry->pool->endpoint(), role);
+		return !session.isBroken();
+	}
+	catch (Poco::Exception&)
+	{
+		return false;   // the pool discards it
+	}
 }
 
 

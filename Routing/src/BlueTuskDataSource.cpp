@@ -246,7 +246,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
 		if (entry && observer) Detail::reportIdleCheckout(*observer, *entry);
-		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts);
+		if (entry) return BlueTuskConnection(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
 	}
 
 	auto state = std::make_unique<Detail::ConnectionState>();
@@ -264,6 +264,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 	if (observer) state->entry = Detail::routeObserved(*observer, request, state->attempts);
 	else state->entry = Detail::Router(request).route(state->attempts);
 	state->owner = _impl;   // owns the manager and so the pools
+	state->hostStates = request.hostStates;
 	return BlueTuskConnection(std::move(state));
 }
 

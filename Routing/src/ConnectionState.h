@@ -11,6 +11,7 @@
 
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include <memory>
 
@@ -30,6 +31,7 @@ struct ConnectionState
 	PoolEntryPtr entry;
 	HostAttemptList attempts;
 	bool pooled = false;
+	HostStateRegistry* hostStates = nullptr;       /// the connector's, for what the connection learns later
 
 	ConnectionState() {}
 		/// User-provided on purpose: make_unique then runs the member initializers only, without first

@@ -53,6 +53,59 @@ void HostStateRegistry::setRole(const BlueTuskHostEndpoint& endpoint, ServerRole
 }
 
 
+void HostStateRegistry::notePrimaryTimeline(const BlueTuskHostEndpoint& endpoint, Poco::UInt32 timeline)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (timeline == 0) _primaryTimelines.erase(endpoint);
+	else _primaryTimelines[endpoint] = timeline;
+	bool differ = false;
+	for (const auto& recorded: _primaryTimelines)
+		differ = differ || recorded.second != _primaryTimelines.begin()->second;
+	_timelinesDiffer.store(differ, std::memory_order_release);
+}
+
+
+void HostStateRegistry::clearPrimaryTimeline(const BlueTuskHostEndpoint& endpoint)
+{
+	notePrimaryTimeline(endpoint, 0);
+}
+
+
+Poco::UInt32 HostStateRegistry::primaryTimeline(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _primaryTimelines.find(endpoint);
+	return it == _primaryTimelines.end() ? 0 : it->second;
+}
+
+
+Poco::UInt32 HostStateRegistry::newestOtherPrimaryTimeline(const BlueTuskHostEndpoint& endpoint,
+	const std::vector<BlueTuskHostEndpoint>& endpoints, BlueTuskHostEndpoint* holder) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	Poco::UInt32 newest = 0;
+	for (const auto& other: endpoints)
+	{
+		if (other == endpoint) continue;
+		auto it = _primaryTimelines.find(other);
+		if (it != _primaryTimelines.end() && it->second > newest)
+		{
+			newest = it->second;
+			if (holder) *holder = other;
+		}
+	}
+	return newest;
+}
+
+
+bool HostStateRegistry::isDeposed(const BlueTuskHostEndpoint& endpoint, const std::vector<BlueTuskHostEndpoint>& endpoints) const
+{
+	if (!_timelinesDiffer.load(std::memory_order_acquire)) return false;
+	const Poco::UInt32 own = primaryTimeline(endpoint);
+	return own != 0 && newestOtherPrimaryTimeline(endpoint, endpoints) > own;
+}
+
+
 HostStateRegistry::Entry HostStateRegistry::entry(const BlueTuskHostEndpoint& endpoint) const
 {
 	std::lock_guard<std::mutex> lock(_mutex);

@@ -4,7 +4,8 @@
 // Library: BlueTusk/Routing
 //
 
-#include "Router.h"
+#include "RouterPass.h"
+#include "SplitBrainGuard.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
@@ -13,8 +14,6 @@
 #include "Poco/Logger.h"
 #include "Poco/Thread.h"
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -24,34 +23,6 @@ namespace BlueTusk {
 namespace Detail {
 
 namespace {
-
-enum class Expect
-{
-	Accept,   /// the learned role is accepted (or every role is: target any)
-	Unknown,  /// nothing learned (or too old): may be accepted
-	Fallback, /// the learned role is a fallback for the target
-	Reject    /// the learned role is rejected
-};
-
-
-Poco::Logger& logger()
-{
-	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
-	return instance;
-}
-
-
-double millisecondsSince(const Poco::Clock& start)
-{
-	return static_cast<double>(start.elapsed()) / 1000.0;
-}
-
-
-std::string formatMs(double ms)
-{
-	return std::to_string(static_cast<long>(ms + 0.5));
-}
-
 
 std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttemptList::const_iterator end)
 	/// "a:5432 failed x3, b:5432 rejected x3": each endpoint and outcome with how often it occurred, in
@@ -77,71 +48,14 @@ std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttempt
 } // namespace
 
 
-struct Router::Slot
-	/// One planned endpoint in one pass.
-{
-	std::size_t position = 0;      /// index in the host list as written
-	BlueTuskHostEndpoint endpoint;
-	EndpointPool* pool = nullptr;
-	Expect expect = Expect::Unknown;
-	bool down = false;
-	int tier = 0;
-	bool rejectedNow = false;      /// an idle session showed in this pass that the target rejects it
-};
 
-
-struct Router::PassState
-{
-	HostAttemptList& log;
-	const int number;              /// this pass, from 1 (HostAttempt::pass)
-	PoolEntryPtr winner;
-	PoolEntryPtr retained;         /// the first healthy fallback
-	std::vector<EndpointPool*> saturated;      /// acceptable endpoints without capacity now (tiers 0-1)
-	std::vector<EndpointPool*> saturatedLate;  /// the same for tier 2
-	std::unique_ptr<Poco::Exception> authFailure;
-	std::string authEndpoint;
-	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
-
-	PassState(HostAttemptList& l, int n): log(l), number(n)
-	{
-	}
-
-	void record(HostAttempt& attempt)
-		/// Appends attempt to the log as one of this pass.
-	{
-		attempt.pass = number;
-		log.push_back(attempt);
-	}
-
-	~PassState()
-	{
-		releaseAll();
-	}
-
-	void releaseAll() noexcept
-	{
-		for (PoolEntryPtr* entry: {&winner, &retained})
-		{
-			if (*entry)
-			{
-				EndpointPool* pool = (*entry)->pool;
-				pool->release(std::move(*entry));
-			}
-		}
-	}
-
-	void addSaturated(EndpointPool* pool, int tier)
-	{
-		std::vector<EndpointPool*>& list = tier < 2 ? saturated : saturatedLate;
-		if (std::find(list.begin(), list.end(), pool) == list.end()) list.push_back(pool);
-	}
-};
 
 
 Router::Router(const Request& request):
 	_request(request),
 	_settings(*request.settings),
-	_redactor(request.settings->redactor())
+	_redactor(request.settings->redactor()),
+	_guardWrites(guardsWrites(*request.target))
 {
 }
 
@@ -250,6 +164,11 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.down = candidate.state == HostCandidate::DOWN;
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
+			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _settings.endpoints))
+			{
+				slot.expect = Expect::Reject;   // the split-brain guard: last, and nothing of it stays pooled
+				if (_request.pooled) slot.pool->closeIdle();
+			}
 			else
 			{
 				switch (target.classify(candidate.role))
@@ -455,155 +374,6 @@ void Router::openOne(Slot& slot, PassState& state)
 }
 
 
-void Router::race(std::vector<Slot*>& slots, PassState& state)
-{
-	state.raced = true;
-	struct Attempt
-	{
-		Slot* slot = nullptr;
-		OpenCancellation cancellation;
-		PoolEntryPtr entry;
-		ServerRole role = ServerRole::Unknown;
-		std::unique_ptr<Poco::Exception> error;
-		double ms = 0;
-		HostAttempt record;
-		bool logged = false;
-	};
-
-	std::vector<std::unique_ptr<Attempt>> attempts;
-	for (Slot* slot: slots)
-	{
-		if (!slot->pool->tryReserve())
-		{
-			if (slot->pool->isDraining())
-			{
-				auto attempt = std::make_unique<Attempt>();
-				attempt->slot = slot;
-				attempt->record.endpoint = slot->endpoint;
-				attempt->record.outcome = HostAttempt::FAILED;
-				attempt->record.detail = "draining";
-				attempt->logged = true;
-				attempts.push_back(std::move(attempt));
-			}
-			else state.addSaturated(slot->pool, slot->tier);
-			continue;
-		}
-		auto attempt = std::make_unique<Attempt>();
-		attempt->slot = slot;
-		attempts.push_back(std::move(attempt));
-	}
-
-	std::mutex mutex;
-	std::condition_variable finished;
-	std::deque<std::size_t> done;
-	std::vector<std::thread> threads;
-	const bool needsRole = _request.target->needsRole();
-
-	// Every TCP connect at once; the startups that follow are paced by the plan's stagger (StartupGate.h).
-	StartupGate gate(_startupStagger, _connectStagger);
-	for (auto& attempt: attempts)
-	{
-		attempt->cancellation.setStartupGate(&gate);
-		if (!attempt->logged) gate.enroll(attempt->cancellation);   // plan order
-	}
-
-	auto cancelAll = [&attempts, &gate]()
-	{
-		for (auto& attempt: attempts) attempt->cancellation.cancel();
-		gate.close();
-	};
-
-	struct Joiner
-	{
-		std::vector<std::thread>& threads;
-		std::function<void()> cancel;
-		~Joiner()
-		{
-			if (std::any_of(threads.begin(), threads.end(), [](std::thread& t) { return t.joinable(); })) cancel();
-			for (auto& thread: threads)
-			{
-				if (thread.joinable()) thread.join();
-			}
-		}
-	} joiner{threads, cancelAll};
-
-	std::size_t started = 0;
-	for (std::size_t i = 0; i < attempts.size(); ++i)
-	{
-		Attempt* attempt = attempts[i].get();
-		if (attempt->logged) continue;
-		try
-		{
-			threads.emplace_back([attempt, i, needsRole, &mutex, &finished, &done]()
-			{
-				Poco::Clock start;
-				try
-				{
-					attempt->entry = attempt->slot->pool->openReserved(attempt->cancellation);
-					if (needsRole) attempt->role = attempt->entry->session->probeRole(false);
-				}
-				catch (Poco::Exception& exc)
-				{
-					attempt->error.reset(exc.clone());
-				}
-				catch (std::exception& exc)
-				{
-					attempt->error.reset(new BlueTuskException(exc.what()));
-				}
-				if (attempt->error && attempt->entry)
-				{
-					EndpointPool* pool = attempt->entry->pool;
-					pool->release(std::move(attempt->entry), true);
-				}
-				attempt->ms = millisecondsSince(start);
-				std::lock_guard<std::mutex> lock(mutex);
-				done.push_back(i);
-				finished.notify_all();
-			});
-			++started;
-		}
-		catch (std::system_error& exc)
-		{
-			attempt->slot->pool->cancelReservation();
-			attempt->record.endpoint = attempt->slot->endpoint;
-			attempt->record.outcome = HostAttempt::FAILED;
-			attempt->record.detail = std::string("could not start a thread: ") + exc.what();
-			attempt->logged = true;
-		}
-	}
-
-	for (std::size_t handled = 0; handled < started; ++handled)
-	{
-		std::size_t index;
-		{
-			std::unique_lock<std::mutex> lock(mutex);
-			finished.wait(lock, [&done] { return !done.empty(); });
-			index = done.front();
-			done.pop_front();
-		}
-		Attempt& attempt = *attempts[index];
-		attempt.logged = true;
-		if (attempt.error)
-		{
-			onFailure(*attempt.slot, *attempt.error, attempt.ms, attempt.cancellation.isCancelled(), state, attempt.record);
-			if (state.authFailure && !state.winner) cancelAll();
-		}
-		else
-		{
-			bool hadWinner = static_cast<bool>(state.winner);
-			onSession(*attempt.slot, std::move(attempt.entry), attempt.role, false, attempt.ms, state, attempt.record);
-			if (!hadWinner && state.winner) cancelAll();
-			else gate.leave(attempt.cancellation);   // classified and the race goes on: the next may start
-		}
-	}
-	for (auto& thread: threads) thread.join();
-
-	// The log lists the raced endpoints in plan order, not in order of completion.
-	for (auto& attempt: attempts)
-	{
-		if (attempt->logged) state.record(attempt->record);
-	}
-}
 
 
 void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt)
@@ -622,6 +392,21 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role);
 	}
 	EndpointPool* pool = entry->pool;
+	if (role == ServerRole::Standby) _request.hostStates->clearPrimaryTimeline(slot.endpoint);
+	else if (verdict == RoleVerdict::Accept && _guardWrites && !state.winner)
+	{
+		GuardVerdict guard = checkPrimary(*_request.hostStates, _settings.endpoints, slot.endpoint, *entry->session);
+		if (!guard.admit)
+		{
+			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).
+			attempt.outcome = HostAttempt::REJECTED;
+			attempt.detail = _redactor.redact(guard.detail);
+			pool->release(std::move(entry), true);
+			slot.pool->closeIdle();
+			logger().warning("%s: %s", _redactor.redact(slot.endpoint.toString()), attempt.detail);
+			return;
+		}
+	}
 	switch (verdict)
 	{
 	case RoleVerdict::Accept:

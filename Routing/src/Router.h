@@ -91,6 +91,7 @@ private:
 	Request _request;
 	const ConnectionSettings& _settings;
 	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
+	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
 };

@@ -37,6 +37,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 	state->entry = Router(request).route(state->attempts);
 	state->manager = manager;
 	state->pooled = false;
+	state->hostStates = request.hostStates;
 	return state;
 }
 

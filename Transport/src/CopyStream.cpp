@@ -296,7 +296,8 @@ Poco::UInt64 ProtocolSession::copyOut(const std::string& sql, const std::functio
 	std::exception_ptr failure;
 	std::unique_ptr<BlueTuskServerException> error;
 	BackendMessage message;
-	for (;;)
+	bool ready = false;
+	while (!ready)
 	{
 		receiveInCycle(message);
 		try
@@ -333,9 +334,8 @@ Poco::UInt64 ProtocolSession::copyOut(const std::string& sql, const std::functio
 				break;
 			case 'Z':
 				handleReady(message);
-				if (failure) std::rethrow_exception(failure);
-				if (error) error->rethrow();
-				return rows;
+				ready = true;
+				break;
 			default:
 				if (!handleAsync(message))
 					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " during COPY TO STDOUT");
@@ -349,6 +349,11 @@ Poco::UInt64 ProtocolSession::copyOut(const std::string& sql, const std::functio
 			throw;
 		}
 	}
+	// Outside the try above: the consumer's exception (even a BlueTuskProtocolException of its own, as
+	// BinaryCopyReader throws for data that is not binary COPY) does not break the session.
+	if (failure) std::rethrow_exception(failure);
+	if (error) error->rethrow();
+	return rows;
 }
 
 } // namespace BlueTusk

@@ -22,8 +22,12 @@ using Detail::milliseconds;
 
 namespace {
 
-const Poco::Timespan MIN_CANCEL_GRACE(1, 0);
-const Poco::Timespan MAX_CANCEL_GRACE(10, 0);
+// How long a server gets to act on the CancelRequest sent when Command Timeout ran out: a quarter of the
+// command timeout, within these bounds. PostgreSQL acts on a cancel within milliseconds (its backends
+// check for interrupts throughout execution); one that has not answered after this is frozen or cut off,
+// and the session is closed so that its lease is freed about when Command Timeout says (doc/transport.md).
+const Poco::Timespan MIN_CANCEL_GRACE(0, 250000);
+const Poco::Timespan MAX_CANCEL_GRACE(5, 0);
 
 } // namespace
 
@@ -97,6 +101,17 @@ BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessa
 		closeSocket();
 		throw BlueTuskServerException(fields, false);
 	}
+	if (fields.sqlState == "25006")
+	{
+		// read_only_sql_transaction on a session believed writable: the server (or what a proxy connects
+		// it to) changed role under it. Forget the role so it is probed again (doc/high-availability.md).
+		const ServerRole known = _role != ServerRole::Unknown ? _role : reportedRole();
+		if (known == ServerRole::Primary)
+		{
+			_role = ServerRole::Unknown;
+			_roleChangeSuspected = true;
+		}
+	}
 	return fields;
 }
 
@@ -135,7 +150,7 @@ void ProtocolSession::receiveInCycle(BackendMessage& message)
 					milliseconds(_commandTimeout) + " ran out; the session is broken", AddressAttempt::TIMED_OUT);
 			}
 			_cancelSentForTimeout = true;
-			const Poco::Timespan grace = std::min(std::max(_commandTimeout, MIN_CANCEL_GRACE), MAX_CANCEL_GRACE);
+			const Poco::Timespan grace = std::min(std::max(Poco::Timespan(_commandTimeout.totalMicroseconds() / 4), MIN_CANCEL_GRACE), MAX_CANCEL_GRACE);
 			Poco::Clock cancelling;
 			try
 			{

@@ -66,6 +66,7 @@ ServerRole ProtocolSession::role() const
 
 ServerRole ProtocolSession::probeRole(bool force)
 {
+	_roleChangeSuspected = false;
 	if (!force)
 	{
 		ServerRole fromParameters = reportedRole();
@@ -88,6 +89,12 @@ ServerRole ProtocolSession::probeRole(bool force)
 	else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
 	else _role = ServerRole::Primary;
 	return _role;
+}
+
+
+bool ProtocolSession::roleChangeSuspected() const
+{
+	return _roleChangeSuspected;
 }
 
 

@@ -108,7 +108,8 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 			Detail::transportLogger().warning("%s: stopping a row stream: %s; reading the rest", where(), exc.displayText());
 		}
 	};
-	for (;;)
+	bool ready = false;
+	while (!ready)
 	{
 		receiveInCycle(message);
 		try
@@ -142,9 +143,8 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 				break;
 			case 'Z':
 				handleReady(message);
-				if (failure) std::rethrow_exception(failure);
-				if (error) error->rethrow();
-				return delivered;
+				ready = true;
+				break;
 			default:
 				if (!handleAsync(message))
 					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while streaming rows");
@@ -158,6 +158,10 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 			throw;
 		}
 	}
+	// Outside the try: the callback's exception, whatever its type, leaves the session usable.
+	if (failure) std::rethrow_exception(failure);
+	if (error) error->rethrow();
+	return delivered;
 }
 
 } // namespace BlueTusk

@@ -5,11 +5,18 @@
 //
 
 #include "BlueTusk/Session.h"
+#include "BlueTusk/BinaryCopyReader.h"
 
 namespace BlueTusk {
 
 Session::~Session()
 {
+}
+
+
+bool Session::roleChangeSuspected() const
+{
+	return false;
 }
 
 
@@ -134,6 +141,15 @@ Poco::UInt64 Session::queryEach(const std::string& sql, const Parameters& parame
 std::unique_ptr<CopyIn> Session::copyIn(const std::string&, const std::vector<Poco::UInt32>&)
 {
 	unsupported("copyIn()");
+}
+
+
+Poco::UInt64 Session::copyOutRows(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes, const std::function<void(const RowView&)>& onRow)
+{
+	BinaryCopyReader reader(columnTypes, onRow);
+	const Poco::UInt64 rows = copyOut(sql, [&](const char* data, std::size_t size) { reader.feed(data, size); });
+	reader.finish();
+	return rows;
 }
 
 

@@ -9,6 +9,7 @@
 //
 
 #include "Benchmarks.h"
+#include "ProcessMemory.h"
 #include "BenchmarkEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Pipeline.h"
@@ -52,6 +53,8 @@ namespace
 		guarded(state, [&]
 		{
 			auto connection = BlueTuskConnection::open(plainString());
+			Test::resetPeakResident();
+			const long connectedKb = Test::statusKilobytes("VmRSS");
 			for (auto _: state)
 			{
 				Poco::Int64 sum = 0;
@@ -64,6 +67,7 @@ namespace
 				benchmark::DoNotOptimize(sum);
 			}
 			state.SetItemsProcessed(state.iterations() * STREAM_ROWS);
+			state.counters["peak_rss_growth_mb"] = static_cast<double>(Test::statusKilobytes("VmHWM") - connectedKb) / 1024.0;
 		});
 	}
 

@@ -95,7 +95,7 @@ ROWS = [
          kind="ratio", target=0.2),
     dict(id="11a", key="stream_1m", title="Stream 1,000,000 int8 + text rows (vs libpq single-row mode)",
          bluetusk="stream_1m/bluetusk", baseline="stream_1m/libpq", metric="time", unit="ms",
-         kind="ratio", target=1.0),
+         kind="ratio", target=1.0, extra=["peak_rss_growth_mb"]),
     dict(id="11b", key="copy_in_1m", title="COPY FROM STDIN, 1,000,000 text rows (vs PQputCopyData)",
          bluetusk="copy_in_1m/bluetusk", baseline="copy_in_1m/libpq", metric="time", unit="ms",
          kind="ratio", target=1.0),

@@ -45,6 +45,33 @@ QueryAnswer QueryAnswer::dropConnection()
 }
 
 
+QueryAnswer QueryAnswer::copyIn(int disconnectAfter)
+{
+	QueryAnswer answer;
+	answer.copy = Copy::In;
+	answer.copyDisconnectAfter = disconnectAfter;
+	return answer;
+}
+
+
+QueryAnswer QueryAnswer::copyOut(const std::vector<std::string>& chunks, int disconnectAfter)
+{
+	QueryAnswer answer;
+	answer.copy = Copy::Out;
+	answer.copyData = chunks;
+	answer.copyDisconnectAfter = disconnectAfter;
+	return answer;
+}
+
+
+QueryAnswer& QueryAnswer::frozen(int milliseconds)
+{
+	delayMs = milliseconds;
+	ignoreCancel = true;
+	return *this;
+}
+
+
 QueryAnswer& QueryAnswer::delay(int milliseconds)
 {
 	delayMs = milliseconds;

@@ -36,7 +36,14 @@ struct QueryAnswer
 	std::string errorSqlState;         /// non-empty: answer with ErrorResponse ERROR instead
 	std::string errorMessage;
 	int delayMs = 0;                   /// wait before answering (interrupted by a CancelRequest or a kill)
+	bool ignoreCancel = false;         /// a frozen server: a CancelRequest does not end the delay
 	bool disconnect = false;           /// close the connection instead of answering (a broken session)
+	enum class Copy { None, In, Out };
+	Copy copy = Copy::None;            /// In: CopyInResponse, then read CopyData until CopyDone ("COPY <n>") or
+	                                   /// CopyFail (57014); Out: CopyOutResponse, copyData, CopyDone, "COPY <n>"
+	std::vector<std::string> copyData; /// Copy::Out: the CopyData chunks sent (text rows, with their newline)
+	int copyDisconnectAfter = -1;      /// >= 0: close the connection after this many CopyData messages
+	                                   /// (received for In, sent for Out): a server dying mid-COPY
 
 	static QueryAnswer value(const std::string& value, const std::string& column = "?column?");
 		/// One row, one text column.
@@ -44,7 +51,13 @@ struct QueryAnswer
 		/// No rows, CommandComplete tag only ("SET", "DISCARD ALL").
 	static QueryAnswer error(const std::string& sqlState, const std::string& message);
 	static QueryAnswer dropConnection();
+	static QueryAnswer copyIn(int disconnectAfter = -1);
+		/// COPY ... FROM STDIN, text format, one column.
+	static QueryAnswer copyOut(const std::vector<std::string>& chunks, int disconnectAfter = -1);
+		/// COPY ... TO STDOUT, text format, one column.
 	QueryAnswer& delay(int milliseconds);
+	QueryAnswer& frozen(int milliseconds);
+		/// delay(milliseconds) that a CancelRequest does not interrupt (a SIGSTOPped server).
 };
 
 

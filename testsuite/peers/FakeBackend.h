@@ -113,6 +113,8 @@ private:
 	void serveQueries(Connection& connection);
 	int answerStatement(Connection& connection, const std::string& sql, bool withRowDescription);
 		/// 1 answered, 0 answered with an error, -1 connection gone.
+	int answerCopy(Connection& connection, const QueryAnswer& answer);
+		/// The COPY sub-protocol of answer (PostgreSQL docs 55.2.6); returns as answerStatement().
 	QueryAnswer resolve(const std::string& sql) const;
 	bool readMessage(Connection& connection, char& type, std::string& body);
 	bool send(Connection& connection, const std::string& bytes);

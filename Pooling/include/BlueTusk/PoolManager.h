@@ -113,6 +113,10 @@ public:
 		/// Hands out nothing new from this pool, closes its idle sessions now, and closes busy ones when
 		/// they return. Waiters whose only pool this is time out.
 
+	int closeIdle();
+		/// Closes the idle sessions now (counted as closed) and returns how many; unlike drain() the pool
+		/// goes on handing out sessions (e.g. a server found deposed: the split-brain guard).
+
 	void resume();
 		/// Ends draining.
 

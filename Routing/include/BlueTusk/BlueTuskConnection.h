@@ -25,6 +25,7 @@ namespace BlueTusk {
 
 class Connector;
 class BlueTuskDataSource;
+class HostStateRegistry;
 
 namespace Detail {
 struct ConnectionState;
@@ -128,7 +129,7 @@ private:
 		/// A routed or unpooled open: takes the lease and the owner out of state and keeps the rest.
 
 	BlueTuskConnection(PoolEntryPtr entry, std::shared_ptr<void> owner, const ConnectionSettings& settings,
-		const HostAttemptList& attempts);
+		const HostAttemptList& attempts, HostStateRegistry* hostStates);
 		/// The idle fast path of BlueTuskDataSource::open(): a lease with no allocation; settings and
 		/// attempts live in the data source state that owner keeps alive.
 
@@ -136,6 +137,9 @@ private:
 	BlueTuskConnection& operator = (const BlueTuskConnection&) = delete;
 
 	void checkOpen() const;
+	bool relearnRole();
+		/// close() for a session with Session::roleChangeSuspected(): one forced role probe, whose result
+		/// becomes the endpoint's learned role (pool and host states). False when the session broke.
 
 	PoolEntryPtr _entry;                         /// the session, until close()
 	std::shared_ptr<void> _owner;                /// a lease: the data source state (owns the pool, and what
@@ -143,6 +147,7 @@ private:
 	const ConnectionSettings* _settings = nullptr;
 	const HostAttemptList* _attempts = nullptr;
 	std::unique_ptr<Detail::ConnectionState> _state; /// routed and unpooled opens: what they own, or null
+	HostStateRegistry* _hostStates = nullptr;    /// the connector's learned host states (wrong-node answers)
 	bool _pooled = false;
 
 	friend class Detail::Router;

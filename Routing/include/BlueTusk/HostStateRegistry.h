@@ -61,6 +61,25 @@ public:
 	HostCandidate candidate(const BlueTuskHostEndpoint& endpoint, std::size_t position, Poco::Timespan recheck) const;
 		/// A HostCandidate with state and role filled in when learned less than recheck ago.
 
+	void notePrimaryTimeline(const BlueTuskHostEndpoint& endpoint, Poco::UInt32 timeline);
+		/// Records the timeline endpoint works on as a primary (the split-brain guard, doc/high-availability.md).
+		/// Primary timelines are kept by forget() and forgetAll(): they are what a later pass compares with.
+
+	void clearPrimaryTimeline(const BlueTuskHostEndpoint& endpoint);
+		/// endpoint reported a standby role: it no longer claims primary.
+
+	Poco::UInt32 primaryTimeline(const BlueTuskHostEndpoint& endpoint) const;
+		/// The recorded primary timeline of endpoint; 0 when none.
+
+	Poco::UInt32 newestOtherPrimaryTimeline(const BlueTuskHostEndpoint& endpoint, const std::vector<BlueTuskHostEndpoint>& endpoints,
+		BlueTuskHostEndpoint* holder = nullptr) const;
+		/// The newest primary timeline recorded for an endpoint of endpoints other than endpoint (0: none);
+		/// holder, when given, receives that endpoint.
+
+	bool isDeposed(const BlueTuskHostEndpoint& endpoint, const std::vector<BlueTuskHostEndpoint>& endpoints) const;
+		/// True when endpoint's recorded primary timeline is older than another's of endpoints. Lock-free
+		/// false while no two recorded primary timelines differ (the steady state).
+
 	void forget(const std::vector<BlueTuskHostEndpoint>& endpoints);
 		/// Drops what was learned about endpoints (the Failover Timeout loop does this before each pass).
 
@@ -85,6 +104,8 @@ private:
 	mutable std::mutex _mutex;
 	std::map<BlueTuskHostEndpoint, Entry> _entries;
 	std::atomic<int> _downEntries{0};       /// entries whose state is DOWN (changed under _mutex)
+	std::map<BlueTuskHostEndpoint, Poco::UInt32> _primaryTimelines; /// split-brain guard (under _mutex)
+	std::atomic<bool> _timelinesDiffer{false}; /// two recorded primary timelines differ (set under _mutex)
 	std::atomic<std::uint32_t> _generation{1}; /// incremented under _mutex by every change
 };
 

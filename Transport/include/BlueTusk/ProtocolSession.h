@@ -87,6 +87,7 @@ public:
 	std::string connectedAddress() const;
 	ServerRole role() const;
 	ServerRole probeRole(bool force);
+	bool roleChangeSuspected() const;
 	bool isBroken() const;
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);
@@ -253,6 +254,7 @@ private:
 	Poco::Int32 _secretKey = 0;
 	TransactionStatus _transactionStatus = TransactionStatus::Idle;
 	ServerRole _role = ServerRole::Unknown;
+	bool _roleChangeSuspected = false;   /// a 25006 arrived while the role was Primary (roleChangeSuspected())
 	std::atomic<bool> _broken{true};
 	bool _closed = false;
 	bool _ready = false;

@@ -82,6 +82,14 @@ public:
 		/// PostgreSQL 14+ sends both at startup and on change), with no I/O; ServerRole::Unknown when it did
 		/// not send both. As of the last message received: an idle session does not see a promotion.
 
+	virtual bool roleChangeSuspected() const;
+		/// True after the server refused a command with SQLSTATE 25006 (read_only_sql_transaction) while the
+		/// session's known role (or, unprobed, its reported role) was Primary: a wrong-node answer, e.g. a
+		/// server made read-only under the session, or a proxy that moved the connection to a standby.
+		/// The known role is then Unknown until probeRole() runs again, which clears this. The error
+		/// itself reaches the caller as usual (nothing is re-run). BlueTuskConnection::close() re-probes
+		/// such a session and records the role for its endpoint (doc/high-availability.md). Default: false.
+
 	virtual ServerRole probeRole(bool force) = 0;
 		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
 		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
@@ -209,6 +217,14 @@ public:
 		/// and CSV one row) to onData as it arrives. Returns the rows copied. An exception from onData stops
 		/// the delivery (the rest is read and dropped) and propagates; the session stays usable. The default
 		/// throws BlueTuskUsageException.
+
+	Poco::UInt64 copyOutRows(const std::string& sql, const std::vector<Poco::UInt32>& columnTypes, const std::function<void(const RowView&)>& onRow);
+		/// Runs sql, a COPY ... TO STDOUT (FORMAT binary), through copyOut() and hands each row to onRow as
+		/// a RowView whose columns have the types in columnTypes (TypeOid.h; the binary format carries
+		/// none), decoded with get<T>() as query results are. One row is buffered at a time. Returns the
+		/// rows copied. Throws BinaryCopyReader's exceptions (not binary data, a field count that differs
+		/// from columnTypes) and onRow's; the rest of the data is then read and dropped and the session
+		/// stays usable. Otherwise as copyOut().
 
 	virtual bool waitForNotification(const Poco::Timespan& timeout, Notification& notification);
 		/// The oldest notification received on this session (LISTEN; NotificationResponse, also those

@@ -9,6 +9,8 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Pipeline.h"
+#include "BlueTusk/TypeOid.h"
+#include "ProcessMemory.h"
 #include "TransportTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Pipe.h"
@@ -62,6 +64,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCopyBadRowNamesLine);
 	CPPUNIT_TEST(testCopyAbortKeepsNothing);
 	CPPUNIT_TEST(testCopyOutEqualsPsql);
+	CPPUNIT_TEST(testCopyOutBinaryRows);
 	CPPUNIT_TEST(testCopyMisuse);
 	CPPUNIT_TEST(testPipelineInOrder);
 	CPPUNIT_TEST(testPipelineFailureSkipsItsSegment);
@@ -73,6 +76,8 @@ public:
 	void testStreamMillionRows()
 	{
 		ProtocolSession::Ptr session = openNode(1);
+		CPPUNIT_ASSERT(resetPeakResident());
+		const long connectedKb = statusKilobytes("VmRSS");
 		Poco::Int64 expected = 0, sum = 0, textBytes = 0;
 		bool inOrder = true;
 		const Poco::UInt64 rows = session->queryEach("SELECT i::int8, 'v' || i FROM generate_series(1, $1::int4) AS i", {1000000},
@@ -88,6 +93,12 @@ public:
 		CPPUNIT_ASSERT(inOrder);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(500000500000LL), sum);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(6888896), textBytes);   // "v1".."v1000000"
+		// Client memory stays bounded by one row plus the read buffer: the peak RSS while streaming about
+		// 15 MB of rows (the buffered result would be well over 32 MB) rose by less than 32 MB.
+		const long growthKb = statusKilobytes("VmHWM") - connectedKb;
+		std::cout << "\n  peak RSS growth while streaming 1,000,000 rows: " << growthKb << " kB" << std::endl;
+		CPPUNIT_ASSERT(connectedKb > 0);
+		CPPUNIT_ASSERT(growthKb < 32 * 1024);
 	}
 
 	void testStreamStopsEarly()
@@ -95,7 +106,9 @@ public:
 		ProtocolSession::Ptr session = openNode(1);
 		Poco::Clock clock;
 		int seen = 0;
-		const Poco::UInt64 rows = session->queryEach("SELECT i FROM generate_series(1, 50000000) AS i", {},
+		// generate_series in the select list streams its rows (ProjectSet); in FROM it would be materialized
+		// whole before the first row is sent (FunctionScan), which takes seconds and is not what is measured.
+		const Poco::UInt64 rows = session->queryEach("SELECT generate_series(1, 50000000) AS i", {},
 			[&](const RowView& row) { return ++seen < 10 && row.get<Poco::Int32>(0) > 0; });
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(10), rows);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(clock.elapsed()), clock.elapsed() < 5000000);   // cancelled, not read to the end
@@ -112,6 +125,12 @@ public:
 		}
 		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int32(4), session->query("SELECT 4").row(0).get<Poco::Int32>(0));
+		// even when the callback's exception is one of BlueTusk's protocol exceptions (the session's own
+		// protocol was fine: it must not be marked broken)
+		CPPUNIT_ASSERT_THROW(session->queryEach("SELECT 1", {}, [](const RowView&) -> bool { throw BlueTuskProtocolException("the caller's parser"); }),
+			BlueTuskProtocolException);
+		CPPUNIT_ASSERT(!session->isBroken());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(5), session->query("SELECT 5").row(0).get<Poco::Int32>(0));
 	}
 
 	void testCopyInTextCsvBinary()
@@ -222,6 +241,34 @@ public:
 		{
 		}
 		CPPUNIT_ASSERT_EQUAL(std::string("20000"), scalar(*admin, "SELECT count(*) FROM copy_source"));
+	}
+
+	void testCopyOutBinaryRows()
+	{
+		ProtocolSession::Ptr session = openNode(1);
+		const std::string sql = "COPY (SELECT i::int8 AS id, 'v' || i AS name, NULLIF(i % 3, 0)::int4 AS m, "
+			"timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS at FROM generate_series(1, 100000) AS i) "
+			"TO STDOUT (FORMAT binary)";
+		Poco::Int64 ids = 0, textBytes = 0, ms = 0, nulls = 0;
+		Poco::Timestamp last;
+		const Poco::UInt64 rows = session->copyOutRows(sql, {TypeOid::Int8, TypeOid::Text, TypeOid::Int4, TypeOid::TimestampTz},
+			[&](const RowView& row)
+			{
+				ids += row.get<Poco::Int64>(0);
+				textBytes += static_cast<Poco::Int64>(row.get<std::string>("column2").size());
+				if (row.isNull(2)) ++nulls; else ms += row.get<Poco::Int32>(2);
+				last = row.get<Poco::Timestamp>(3);
+			});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(100000), rows);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(5000050000LL), ids);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(588895), textBytes);   // "v1".."v100000"
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(33333), nulls);
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(33334 * 1 + 33333 * 2), ms);
+		CPPUNIT_ASSERT_EQUAL(Poco::Timestamp::fromEpochTime(1767225600 + 100000).epochMicroseconds(), last.epochMicroseconds());
+		// a wrong column list and a text COPY are refused; the session goes on
+		CPPUNIT_ASSERT_THROW(session->copyOutRows(sql, {TypeOid::Int8}, [](const RowView&) {}), BlueTuskUsageException);
+		CPPUNIT_ASSERT_THROW(session->copyOutRows("COPY (SELECT 1) TO STDOUT", {TypeOid::Int4}, [](const RowView&) {}), BlueTuskProtocolException);
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
 	}
 
 	void testCopyMisuse()

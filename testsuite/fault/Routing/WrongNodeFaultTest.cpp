@@ -1,0 +1,112 @@
+//
+// WrongNodeFaultTest.cpp
+//
+// Wrong-node answers over the project's fake backends: a read-write lease whose server answers a write
+// with SQLSTATE 25006 (it became a standby under the session) gets the error (the write is not re-run
+// anywhere), the session's role is re-probed when the lease returns, the endpoint's learned role becomes
+// standby in the pool and the host states, and the next read-write checkout goes to the new primary
+// without trying the old one. A 25006 from a primary that stays primary (SET TRANSACTION READ ONLY) changes
+// nothing.
+//
+
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Connector.h"
+#include "Peers.h"
+#include <cppunit/TestFixture.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <algorithm>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+const char* const INSERT = "INSERT INTO orders VALUES (1)";
+
+
+QueryAnswer readOnlyRefusal()
+{
+	return QueryAnswer::error("25006", "cannot execute INSERT in a read-only transaction");
+}
+
+
+long countOf(const std::vector<std::string>& queries, const std::string& statement)
+{
+	return static_cast<long>(std::count(queries.begin(), queries.end(), statement));
+}
+
+} // namespace
+
+
+class WrongNodeFaultTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(WrongNodeFaultTest);
+	CPPUNIT_TEST(testReadOnlyAnswerMovesNextCheckout);
+	CPPUNIT_TEST(testReadOnlyAnswerFromRealPrimaryKeepsEndpoint);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testReadOnlyAnswerMovesNextCheckout()
+	{
+		FakeBackend first(BackendScript::primary(), "127.0.0.1");
+		FakeBackend second(BackendScript::standby(), "127.0.0.2");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create("Host=" + first.hostAndPort() + "," + second.hostAndPort() +
+			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=read-write", connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT_EQUAL(first.endpoint().toString(), lease.connectedEndpoint().toString());
+			// The roles swap under the open session (a failover behind a proxy, or a demoted server).
+			first.setScript(BackendScript::standby().answer(INSERT, readOnlyRefusal()));
+			second.setScript(BackendScript::primary());
+			std::string sqlState, message;
+			try
+			{
+				lease.executeSimple(INSERT);
+			}
+			catch (BlueTuskServerException& exc)
+			{
+				sqlState = exc.sqlState();
+				message = exc.displayText();
+			}
+			CPPUNIT_ASSERT_EQUAL(std::string("25006"), sqlState);   // the error reaches the caller
+			CPPUNIT_ASSERT_MESSAGE(message, message.find(first.hostAndPort()) != std::string::npos);
+			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+			CPPUNIT_ASSERT(lease.session().role() == ServerRole::Unknown);
+		}
+		// Returned: re-probed, and the endpoint is known as a standby everywhere the router looks.
+		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(first.endpoint()).lastKnownRole == ServerRole::Standby);
+		CPPUNIT_ASSERT(connector.hostStates().entry(first.endpoint()).role == ServerRole::Standby);
+		CPPUNIT_ASSERT_EQUAL(1, dataSource->getHostPoolStatistics().at(first.endpoint()).idle);   // still fine for reads
+
+		BlueTuskConnection next = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(second.endpoint().toString(), next.connectedEndpoint().toString());
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.attemptLog().size());   // the old primary was not even tried
+		CPPUNIT_ASSERT_EQUAL(second.endpoint().toString(), next.attemptLog()[0].endpoint.toString());
+		// BlueTusk never re-ran the write.
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(first.queries(), INSERT));
+		CPPUNIT_ASSERT_EQUAL(0L, countOf(second.queries(), INSERT));
+	}
+
+	void testReadOnlyAnswerFromRealPrimaryKeepsEndpoint()
+	{
+		FakeBackend primary(BackendScript::primary().answer(INSERT, readOnlyRefusal()), "127.0.0.1");
+		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create("Host=" + primary.hostAndPort() + "," + standby.hostAndPort() +
+			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=read-write", connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT_THROW(lease.executeSimple(INSERT), BlueTuskServerException);
+			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+		}
+		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(primary.endpoint()).lastKnownRole == ServerRole::Primary);
+		BlueTuskConnection next = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(primary.endpoint().toString(), next.connectedEndpoint().toString());
+		CPPUNIT_ASSERT(!next.session().roleChangeSuspected());
+	}
+};
+
+
+CPPUNIT_TEST_SUITE_REGISTRATION(WrongNodeFaultTest);
