@@ -47,6 +47,8 @@ EndpointPool::EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& end
 	_manager(manager),
 	_endpoint(endpoint)
 {
+	_impl->observer = &manager._impl->observer;
+	_impl->endpoint = &_endpoint;
 }
 
 
@@ -100,6 +102,8 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 	PoolManager::Impl& m = *_manager._impl;
 	Session::Ptr session;
 	std::exception_ptr error;
+	PoolObserver* observer = m.observer.load(std::memory_order_acquire);
+	const double started = observer ? PoolObserver::preciseSeconds() : 0;
 	try
 	{
 		if (cancellation)
@@ -145,6 +149,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		_impl->noteRole(*session, true);
 	}
 	entry->session = std::move(session);
+	if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);
 	if (m.logger.debug()) m.logger.debug("opened a session to " + m.redactor.redact(_endpoint.toString()));
 	return entry;
 }
@@ -174,6 +179,12 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		return;
 	}
 	PoolManager::Impl& m = *_manager._impl;
+	if (entry->leasedAt != 0)
+	{
+		if (PoolObserver* observer = m.observer.load(std::memory_order_acquire))
+			observer->sessionUsed(_endpoint, entry->leasedAt, entry->idleCheckout);
+		entry->leasedAt = 0;
+	}
 	try
 	{
 		Detail::SessionCloser closer(m.logger, m.redactor);
@@ -388,7 +399,7 @@ void EndpointPool::setSizes(int minSize, int maxSize)
 void EndpointPool::setLastKnownRole(ServerRole role)
 {
 	std::lock_guard<std::mutex> lock(_manager._impl->mutex);
-	_impl->lastKnownRole = role;
+	_impl->learnRole(role);
 }
 
 
@@ -542,6 +553,8 @@ void EndpointPool::warmUpPool(bool background)
 		}
 		Session::Ptr session;
 		std::exception_ptr error;
+		PoolObserver* observer = m.observer.load(std::memory_order_acquire);
+		const double started = observer ? PoolObserver::preciseSeconds() : 0;
 		try
 		{
 			session = m.factory->open(_endpoint, m.settings);
@@ -564,6 +577,7 @@ void EndpointPool::warmUpPool(bool background)
 			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
 			return;
 		}
+		if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);
 		PoolEntryPtr entry(new PoolEntry);
 		entry->pool = this;
 		entry->session = std::move(session);

@@ -561,6 +561,20 @@ SessionFactory& PoolManager::factory() const
 }
 
 
+void PoolManager::setObserver(PoolObserver::Ptr observer)
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	if (observer) _impl->observers.push_back(observer);
+	_impl->observer.store(observer.get(), std::memory_order_release);
+}
+
+
+PoolObserver* PoolManager::observer() const
+{
+	return _impl->observer.load(std::memory_order_acquire);
+}
+
+
 EvictionPolicy& PoolManager::evictionPolicy() const
 {
 	return *_impl->eviction;

@@ -13,8 +13,10 @@
 #define BlueTusk_PoolManagerImpl_INCLUDED
 
 #include "BlueTusk/PoolManager.h"
+#include "BlueTusk/PoolObserver.h"
 #include "Poco/Logger.h"
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <list>
 #include <mutex>
@@ -108,7 +110,20 @@ struct EndpointPool::Impl
 	{
 		ServerRole role = session.role();
 		if (role == ServerRole::Unknown && orReported) role = session.reportedRole();
-		if (role != ServerRole::Unknown) lastKnownRole = role;
+		if (role != ServerRole::Unknown) learnRole(role);
+	}
+
+	std::atomic<PoolObserver*>* observer = nullptr;   /// the manager's (PoolManager::setObserver())
+	const BlueTuskHostEndpoint* endpoint = nullptr;   /// the pool's own
+
+	void learnRole(ServerRole role)
+		/// lastKnownRole = role, reported to the observer when it changes one known role to another.
+		/// Call with the manager's mutex held.
+	{
+		if (role == lastKnownRole) return;
+		PoolObserver* o = observer ? observer->load(std::memory_order_acquire) : nullptr;
+		if (o && lastKnownRole != ServerRole::Unknown && role != ServerRole::Unknown) o->roleChanged(*endpoint, lastKnownRole, role);
+		lastKnownRole = role;
 	}
 };
 
@@ -127,6 +142,8 @@ struct PoolManager::Impl
 	Poco::Logger& logger;
 
 	mutable std::mutex mutex;
+	std::atomic<PoolObserver*> observer{nullptr};           /// PoolManager::setObserver(); null: none
+	std::vector<PoolObserver::Ptr> observers;               /// every observer installed, kept until the end
 	std::vector<std::unique_ptr<EndpointPool>> pools;       /// creation order
 	std::map<BlueTuskHostEndpoint, EndpointPool*> index;
 	std::list<Detail::PoolWaiter*> waiters;                 /// FIFO: front() waits longest

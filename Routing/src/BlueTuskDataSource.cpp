@@ -7,6 +7,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PoolManager.h"
+#include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "Freshness.h"
 #include "Router.h"
@@ -62,6 +63,7 @@ struct BlueTuskDataSource::Impl
 	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
 	Detail::FreshnessState freshness;          /// tokens and WAL positions (doc/freshness.md)
+	std::atomic<PoolObserver*> observer{nullptr}; /// manager->observer(), read inline by open() (doc/metrics.md)
 
 	Impl(const ConnectionSettings& s, const Connector& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
@@ -263,7 +265,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 {
 	const Lsn own = _impl->settings->readYourWrites ? _impl->freshness.token() : Lsn();
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
-
+	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	if (!_impl->fastEndpoints.empty() && !freshness.active() && _impl->needsNoRole(target))
 	{
@@ -271,6 +273,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
 		if (entry)
 		{
+			if (observer) Detail::reportIdleCheckout(*observer, *entry);
 			BlueTuskConnection lease(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
 			_impl->markLease(lease, target);
 			return lease;
@@ -289,20 +292,24 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 
+	auto route = [observer, &request](HostAttemptList& attempts)
+	{
+		return observer ? Detail::routeObserved(*observer, request, attempts) : Detail::Router(request).route(attempts);
+	};
 	if (freshness.active())
 	{
 		// Read your writes and Max Standby Lag (Freshness.h): the same Router, with the rules as its hook.
 		request.freshness = &freshness;
 		HostAttemptList& attempts = state->attempts;
-		state->entry = freshness.checkout([&request, &attempts](TargetSessionPolicy::Ptr policy)
+		state->entry = freshness.checkout([&request, &attempts, &route](TargetSessionPolicy::Ptr policy)
 		{
 			request.target = policy;
-			return Detail::Router(request).route(attempts);
+			return route(attempts);
 		}, request.target, *_impl->manager);
 	}
 	else
 	{
-		state->entry = Detail::Router(request).route(state->attempts);
+		state->entry = route(state->attempts);
 	}
 	state->owner = _impl;   // owns the manager and so the pools
 	state->hostStates = request.hostStates;
@@ -337,6 +344,20 @@ void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoin
 }
 
 } // namespace
+
+
+void BlueTuskDataSource::setObserver(PoolObserver::Ptr observer)
+{
+	PoolObserver* raw = observer.get();
+	_impl->manager->setObserver(std::move(observer));
+	_impl->observer.store(raw, std::memory_order_release);
+}
+
+
+PoolObserver* BlueTuskDataSource::observer() const
+{
+	return _impl->observer.load(std::memory_order_acquire);
+}
 
 
 void BlueTuskDataSource::drain(const BlueTuskHostEndpoint& endpoint)

@@ -6,6 +6,7 @@
 
 #include "RouterPass.h"
 #include "SplitBrainGuard.h"
+#include "BlueTusk/PoolObserver.h"
 #include "AttemptFailure.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
@@ -387,6 +388,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			attempt.detail = _redactor.redact(guard.detail);
 			pool->release(std::move(entry), true);
 			slot.pool->closeIdle();
+			if (PoolObserver* observer = _request.pools->observer()) observer->splitBrainRefused(slot.endpoint);
 			logger().warning("%s: %s", _redactor.redact(slot.endpoint.toString()), attempt.detail);
 			return;
 		}

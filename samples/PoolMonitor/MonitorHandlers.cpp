@@ -180,12 +180,40 @@ private:
 };
 
 
+class MetricsHandler: public Poco::Net::HTTPRequestHandler
+	/// GET /metrics: the Prometheus text exposition format of every data source (doc/metrics.md).
+{
+public:
+	explicit MetricsHandler(const MonitorContext& context): _context(context)
+	{
+	}
+
+	void handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& response) override
+	{
+		if (!_context.metrics)
+		{
+			sendError(response, HTTPResponse::HTTP_NOT_FOUND, "Poco::NotFoundException",
+				"metrics are off: set bluetusk.metrics.enabled = true (and build with prometheus-cpp-dev)");
+			return;
+		}
+		const std::string text = _context.metrics();
+		response.setContentType("text/plain; version=0.0.4; charset=utf-8");
+		response.set("Cache-Control", "no-store");
+		response.setContentLength(static_cast<std::streamsize>(text.size()));
+		response.send() << text;
+	}
+
+private:
+	MonitorContext _context;
+};
+
+
 class NotFoundHandler: public Poco::Net::HTTPRequestHandler
 {
 public:
 	void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override
 	{
-		sendError(response, HTTPResponse::HTTP_NOT_FOUND, "Poco::NotFoundException", "no page " + request.getURI() + " (try /, /stats, /query?sql=SELECT+1)");
+		sendError(response, HTTPResponse::HTTP_NOT_FOUND, "Poco::NotFoundException", "no page " + request.getURI() + " (try /, /stats, /metrics, /query?sql=SELECT+1)");
 	}
 };
 
@@ -232,6 +260,7 @@ Poco::Net::HTTPRequestHandler* MonitorRequestHandlerFactory::createRequestHandle
 	if (path == "/" || path == "/index.html") return new PageHandler(_context);
 	if (path == "/stats") return new StatsHandler(_context);
 	if (path == "/query") return new QueryHandler(_context);
+	if (path == "/metrics") return new MetricsHandler(_context);
 	return new NotFoundHandler;
 }
 

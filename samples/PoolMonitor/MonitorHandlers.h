@@ -1,7 +1,7 @@
 //
 // MonitorHandlers.h
 //
-// bluetusk-pool-monitor: the HTTP endpoints (/, /stats, /query).
+// bluetusk-pool-monitor: the HTTP endpoints (/, /stats, /query, /metrics).
 //
 
 #ifndef BlueTusk_Samples_MonitorHandlers_INCLUDED
@@ -11,6 +11,7 @@
 #include "Poco/JSON/Object.h"
 #include "Poco/Net/HTTPRequestHandler.h"
 #include "Poco/Net/HTTPRequestHandlerFactory.h"
+#include <functional>
 #include <string>
 
 namespace BlueTusk {
@@ -22,6 +23,7 @@ struct MonitorContext
 {
 	DataSourceSubsystem& subsystem;
 	std::string defaultDataSource;
+	std::function<std::string()> metrics;   /// the Prometheus text exposition (BlueTusk::Metrics); empty: /metrics is 404
 };
 
 
@@ -32,7 +34,8 @@ Poco::JSON::Object::Ptr monitorStats(const MonitorContext& context, const std::s
 
 
 class MonitorRequestHandlerFactory: public Poco::Net::HTTPRequestHandlerFactory
-	/// Routes GET / (HTML page), /stats (JSON), /query?sql=..&target=..&dataSource=.. (JSON); anything else 404.
+	/// Routes GET / (HTML page), /stats (JSON), /query?sql=..&target=..&dataSource=.. (JSON), /metrics
+	/// (Prometheus text format, when MonitorContext::metrics is set); anything else 404.
 {
 public:
 	explicit MonitorRequestHandlerFactory(const MonitorContext& context);

@@ -14,8 +14,10 @@ namespace BlueTusk {
 namespace Samples {
 
 std::string renderMonitorPage(const MonitorContext& context);
-	/// One table per data source: each endpoint with its learned state and role and its pool counters, the
-	/// aggregate, and a form that runs a query through /query. Refreshes itself every 5 seconds.
+	/// One table per data source: each endpoint with its learned state and role (the host states' role,
+	/// else the pool's last known one) and its pool counters, the aggregate, and a form that runs a query
+	/// through /query. Its script follows /stats every second without reloading, runs the form with fetch
+	/// into #result, and runs it at once when the page's URL carries ?sql=...&target=...&dataSource=...
 
 std::string htmlEscape(const std::string& text);
 	/// text with & < > " ' escaped.

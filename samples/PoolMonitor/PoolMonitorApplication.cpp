@@ -6,6 +6,7 @@
 //   GET /                          a readable page: per-endpoint pool statistics and learned roles
 //   GET /stats[?dataSource=N]      the same as JSON
 //   GET /query?sql=SQL[&target=T]  one checkout from the data source, the statement's rows as JSON
+//   GET /metrics                   the pools' metrics in the Prometheus text format (bluetusk.metrics.enabled)
 // It serves until SIGINT or SIGTERM, then the subsystem drains the pools (doc/samples.md).
 //
 // Usage: bluetusk-pool-monitor --config=FILE [--port=N] [--set=key=value ...]
@@ -13,6 +14,9 @@
 
 #include "MonitorHandlers.h"
 #include "BlueTusk/DataSourceSubsystem.h"
+#ifdef BLUETUSK_HAVE_METRICS
+#include "BlueTusk/Metrics/MetricsSubsystem.h"
+#endif
 #include "Poco/Net/HTTPServer.h"
 #include "Poco/Net/HTTPServerParams.h"
 #include "Poco/Net/ServerSocket.h"
@@ -34,6 +38,9 @@ public:
 	PoolMonitorApplication()
 	{
 		addSubsystem(new DataSourceSubsystem);
+#ifdef BLUETUSK_HAVE_METRICS
+		addSubsystem(new Metrics::MetricsSubsystem);   // after the data sources: it attaches to them
+#endif
 	}
 
 protected:
@@ -93,7 +100,8 @@ protected:
 			help.setCommand(commandName());
 			help.setUsage("--config=FILE [--port=N] [--set=KEY=VALUE ...]");
 			help.setHeader("Serves queries through BlueTusk data sources configured under bluetusk.dataSources.* and shows "
-				"their per-endpoint pool statistics and learned host roles: GET / (HTML), /stats (JSON), /query?sql=..&target=.. (JSON).");
+				"their per-endpoint pool statistics and learned host roles: GET / (HTML), /stats (JSON), /query?sql=..&target=.. (JSON), "
+				"/metrics (Prometheus, with bluetusk.metrics.enabled = true).");
 			help.format(std::cout);
 			return EXIT_OK;
 		}
@@ -111,6 +119,11 @@ protected:
 			std::cerr << "bluetusk-pool-monitor: poolMonitor.dataSource: no data source \"" << context.defaultDataSource << "\"" << std::endl;
 			return EXIT_CONFIG;
 		}
+
+#ifdef BLUETUSK_HAVE_METRICS
+		Metrics::MetricsSubsystem& metrics = getSubsystem<Metrics::MetricsSubsystem>();
+		if (metrics.isEnabled()) context.metrics = [&metrics]() { return metrics.exporter().text(); };
+#endif
 
 		const std::string address = config().getString("poolMonitor.address", "127.0.0.1");
 		const auto port = static_cast<Poco::UInt16>(config().getUInt("poolMonitor.port", 8080));

@@ -4,25 +4,13 @@
 #   3. run it and check its output
 # Run as: cmake -DBUILD_DIR=... -DPROJECT_DIR=... -DWORK_DIR=... -DGENERATOR=... -DLIBDIR=lib -P RunConsumer.cmake
 
-foreach(var BUILD_DIR PROJECT_DIR WORK_DIR GENERATOR LIBDIR)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "RunConsumer.cmake: ${var} is not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/ConsumerSupport.cmake)
+require_vars(RunConsumer.cmake BUILD_DIR PROJECT_DIR WORK_DIR GENERATOR LIBDIR)
 
 set(prefix ${WORK_DIR}/prefix)
 set(consumer_build ${WORK_DIR}/build)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
-
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${status}): ${ARGN}\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(output "${out}" PARENT_SCOPE)
-endfunction()
 
 run("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 

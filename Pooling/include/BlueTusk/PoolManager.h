@@ -13,9 +13,11 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Timestamp.h"
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
@@ -44,6 +46,9 @@ struct BlueTusk_Pooling_API PoolEntry
 	Session::Ptr session;
 	PooledSessionInfo info;
 	EndpointPool* pool = nullptr;   /// the owning pool: release() always goes back there
+	std::int64_t leasedAt = 0;      /// PoolObserver::ticks() when a data source whose pool has an observer
+	                                /// handed it out (0: not timed); release() reports the use time
+	bool idleCheckout = false;      /// with leasedAt: handed out by the data source's idle fast path
 };
 
 using PoolEntryPtr = std::unique_ptr<PoolEntry>;
@@ -221,6 +226,14 @@ public:
 	void stopPruning();
 		/// Stops the background pruning thread and waits for it (a pass in progress finishes first).
 		/// Idempotent; the destructor calls it. prune() and warmUp() still work when called directly.
+
+	void setObserver(PoolObserver::Ptr observer);
+		/// Installs observer (null: none) for every pool of this manager, now and later. A replaced
+		/// observer is kept alive until the manager ends (an event in flight may still reach it).
+		/// Thread-safe.
+
+	PoolObserver* observer() const;
+		/// The observer installed, or null: one atomic load. Thread-safe.
 
 	const ConnectionSettings& settings() const;
 	const Options& options() const;

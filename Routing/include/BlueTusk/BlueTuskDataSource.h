@@ -14,6 +14,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Lsn.h"
+#include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include <map>
@@ -109,6 +110,14 @@ public:
 	std::map<BlueTuskHostEndpoint, PoolStatistics> getHostPoolStatistics() const;
 		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot), with
 		/// the last known WAL position and lag of each endpoint the freshness rules probed (doc/freshness.md).
+
+	void setObserver(PoolObserver::Ptr observer);
+		/// Installs observer (null: none) for this data source's pools and checkouts (doc/metrics.md):
+		/// create, wait and use times, attempts by outcome, failover waits, learned role changes. A
+		/// replaced observer stays alive until the pools end. Thread-safe.
+
+	PoolObserver* observer() const;
+		/// The observer installed, or null.
 
 	void drain(const BlueTuskHostEndpoint& endpoint);
 		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when

@@ -137,7 +137,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(200, page.status);
 		CPPUNIT_ASSERT_EQUAL(std::string("text/html; charset=utf-8"), page.contentType);
 		CPPUNIT_ASSERT_MESSAGE(page.body, contains(page.body, "<h1>BlueTusk pool monitor</h1>"));
-		CPPUNIT_ASSERT_MESSAGE(page.body, contains(page.body, "<td>" + endpointOf(1) + "</td><td class=up>up</td><td class=primary>primary</td>"));
+		CPPUNIT_ASSERT_MESSAGE(page.body, contains(page.body, "<td>" + endpointOf(1) + "</td><td data-field=state class=up>up</td><td data-field=role class=\"primary\">primary</td>"));
 		CPPUNIT_ASSERT_MESSAGE(page.body, contains(page.body, "Data source &quot;second&quot;"));
 		CPPUNIT_ASSERT(!contains(page.body, cluster().password));
 

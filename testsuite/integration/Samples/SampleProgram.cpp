@@ -7,6 +7,7 @@
 #include "Poco/Clock.h"
 #include "Poco/Exception.h"
 #include "Poco/File.h"
+#include "Poco/FileStream.h"
 #include "Poco/JSON/Parser.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPRequest.h"
@@ -269,6 +270,25 @@ HttpAnswer httpGet(const std::string& baseUrl, const std::string& pathAndQuery)
 	answer.contentType = response.getContentType();
 	Poco::StreamCopier::copyToString(in, answer.body);
 	return answer;
+}
+
+std::string writeTextFile(const std::string& path, const std::string& text)
+{
+	Poco::FileOutputStream out(path);
+	out << text;
+	out.close();
+	return path;
+}
+
+
+std::string threeNodeMonitorProperties()
+{
+	return "poolMonitor.dataSource = main\n"
+		"bluetusk.metrics.enabled = true\n"
+		"bluetusk.dataSources.main.connectionString = " + clusterHosts("127.0.0.1,127.0.0.2,127.0.0.3") + "\n"
+		"bluetusk.dataSources.main.minimumPoolSize = 1\n"
+		"bluetusk.dataSources.main.maximumPoolSize = 4\n"
+		"bluetusk.dataSources.main.targetSessionAttributes = prefer-standby\n";
 }
 
 } } // namespace BlueTusk::Test

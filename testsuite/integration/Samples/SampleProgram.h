@@ -111,6 +111,13 @@ struct HttpAnswer
 
 
 HttpAnswer httpGet(const std::string& baseUrl, const std::string& pathAndQuery);
+
+std::string writeTextFile(const std::string& path, const std::string& text);
+	/// Writes text to path; returns path.
+
+std::string threeNodeMonitorProperties();
+	/// bluetusk-pool-monitor's configuration with metrics on and one data source "main" over the three
+	/// cluster nodes (TLS verify-full, Minimum Pool Size 1, Maximum Pool Size 4, prefer-standby).
 	/// GET baseUrl ("http://127.0.0.1:40123/") + pathAndQuery ("stats").
 
 } } // namespace BlueTusk::Test
