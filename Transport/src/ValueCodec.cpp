@@ -145,7 +145,10 @@ Poco::Int64 readMicroseconds(const FieldView& field, const char* cppType)
 		}
 		if (days == DATE_INFINITY || days == DATE_MINUS_INFINITY)
 			conversionError(field, cppType, std::string(days > 0 ? "infinity" : "-infinity") + " has no such value; read it as std::string");
-		return static_cast<Poco::Int64>(days) * USECS_PER_DAY;
+		// PostgreSQL's dates reach year 5874897, past what Int64 microseconds hold (found by fuzz/ValueCodecFuzzer)
+		if (__builtin_mul_overflow(static_cast<Poco::Int64>(days), USECS_PER_DAY, &value))
+			conversionError(field, cppType, "the value is out of its range");
+		return value;
 	}
 	if (field.typeOid != TypeOid::Timestamp && field.typeOid != TypeOid::TimestampTz)
 		conversionError(field, cppType, "not a date or timestamp type");

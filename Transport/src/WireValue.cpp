@@ -275,8 +275,10 @@ bool parseTimestamp(const std::string& text, Poco::Int64& pgMicroseconds)
 		offsetSeconds = (hours * 3600 + minutes * 60 + seconds) * (negative ? -1 : 1);
 	}
 	if (!scanBc(s, days)) return false;
-	pgMicroseconds = (days - POSTGRES_EPOCH_UNIX_DAYS) * USECS_PER_DAY + clock - offsetSeconds * 1000000;
-	return true;
+	// a year beyond PostgreSQL's (294276) must not overflow (found by fuzz/ValueCodecFuzzer): not a timestamp
+	Poco::Int64 dayMicroseconds = 0;
+	return !__builtin_mul_overflow(days - POSTGRES_EPOCH_UNIX_DAYS, USECS_PER_DAY, &dayMicroseconds) &&
+		!__builtin_add_overflow(dayMicroseconds, clock - offsetSeconds * 1000000, &pgMicroseconds);
 }
 
 } } // namespace BlueTusk::Detail
