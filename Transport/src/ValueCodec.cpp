@@ -366,7 +366,8 @@ void ValueCodec::read(const FieldView& field, Poco::DateTime& value)
 {
 	const Poco::Int64 pg = readMicroseconds(field, "Poco::DateTime");
 	const Poco::Int64 days = pg / USECS_PER_DAY - (pg % USECS_PER_DAY < 0 ? 1 : 0);
-	const Poco::Int64 clock = pg - days * USECS_PER_DAY;
+	const Poco::Int64 rest = pg % USECS_PER_DAY;   // not pg - days * USECS_PER_DAY: overflows near INT64_MIN
+	const Poco::Int64 clock = rest < 0 ? rest + USECS_PER_DAY : rest;
 	const CivilDate date = civilFromDays(days + POSTGRES_EPOCH_UNIX_DAYS);
 	if (date.year < 0 || date.year > 9999)
 		conversionError(field, "Poco::DateTime", "year " + std::to_string(date.year) + " is outside Poco::DateTime's range 0-9999");

@@ -203,7 +203,9 @@ std::string formatTimestamp(Poco::Int64 pgMicroseconds, bool withZone)
 	bool bc = false;
 	appendCivil(out, civilFromDays(days + POSTGRES_EPOCH_UNIX_DAYS), bc);
 	out.push_back(' ');
-	appendClock(out, pgMicroseconds - days * USECS_PER_DAY);
+	// the remainder, not pgMicroseconds - days * USECS_PER_DAY: that overflows near INT64_MIN (fuzz/ValueCodecFuzzer)
+	const Poco::Int64 rest = pgMicroseconds % USECS_PER_DAY;
+	appendClock(out, rest < 0 ? rest + USECS_PER_DAY : rest);
 	if (withZone) out += "+00";
 	if (bc) out += " BC";
 	return out;
