@@ -26,6 +26,19 @@ namespace {
 // command timeout, within these bounds. PostgreSQL acts on a cancel within milliseconds (its backends
 // check for interrupts throughout execution); one that has not answered after this is frozen or cut off,
 // and the session is closed so that its lease is freed about when Command Timeout says (doc/transport.md).
+const std::size_t MAX_PARAMETER_NAMES = 1000;   // distinct ParameterStatus names kept per session
+
+
+bool isReportedByPostgreSQL(const std::string& name)
+	/// The settings PostgreSQL 15/16 report (GUC_REPORT, docs 55.2.7 ParameterStatus): always kept.
+{
+	static const char* const names[] = {"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+		"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser", "scram_iterations", "search_path",
+		"server_encoding", "server_version", "session_authorization", "standard_conforming_strings", "TimeZone"};
+	for (const char* known: names)
+		if (name == known) return true;
+	return false;
+}
 const Poco::Timespan MIN_CANCEL_GRACE(0, 250000);
 const Poco::Timespan MAX_CANCEL_GRACE(5, 0);
 
@@ -50,7 +63,12 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 	case 'S':
 		{
 			std::pair<std::string, std::string> parameter = message.parameterStatus();
-			_parameters[parameter.first] = parameter.second;
+			// Bounded: PostgreSQL reports about 15 names; a hostile server inventing new ones forever
+			// must not grow the client without limit (doc/reliability.md).
+			auto known = _parameters.find(parameter.first);
+			if (known != _parameters.end()) known->second = parameter.second;
+			else if (_parameters.size() < MAX_PARAMETER_NAMES || isReportedByPostgreSQL(parameter.first))
+				_parameters.emplace(parameter.first, parameter.second);
 			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
 			{
 				ServerRole role = reportedRole();

@@ -139,6 +139,18 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 		throw Poco::TimeoutException("no answer within the connect timeout of " + Poco::NumberFormatter::format(deadline.timeout().totalMilliseconds()) +
 			" ms, during " + _phase);
 	}
+	catch (BlueTuskException& exc)
+	{
+		_broken = true;
+		// SCRAM's errors and the server's own ErrorResponse do not know the endpoint: name it (a hostile
+		// or broken server must be identifiable, doc/reliability.md)
+		if (exc.message().find(_endpoint.toString()) == std::string::npos &&
+			(dynamic_cast<BlueTuskAuthenticationException*>(&exc) || dynamic_cast<BlueTuskServerException*>(&exc)))
+		{
+			exc.addContext("server " + _endpoint.toString());
+		}
+		throw;
+	}
 	catch (...)
 	{
 		_broken = true;

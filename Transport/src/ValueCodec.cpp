@@ -145,7 +145,10 @@ Poco::Int64 readMicroseconds(const FieldView& field, const char* cppType)
 		}
 		if (days == DATE_INFINITY || days == DATE_MINUS_INFINITY)
 			conversionError(field, cppType, std::string(days > 0 ? "infinity" : "-infinity") + " has no such value; read it as std::string");
-		return static_cast<Poco::Int64>(days) * USECS_PER_DAY;
+		// PostgreSQL's dates reach year 5874897, past what Int64 microseconds hold (found by fuzz/ValueCodecFuzzer)
+		if (__builtin_mul_overflow(static_cast<Poco::Int64>(days), USECS_PER_DAY, &value))
+			conversionError(field, cppType, "the value is out of its range");
+		return value;
 	}
 	if (field.typeOid != TypeOid::Timestamp && field.typeOid != TypeOid::TimestampTz)
 		conversionError(field, cppType, "not a date or timestamp type");
@@ -363,7 +366,8 @@ void ValueCodec::read(const FieldView& field, Poco::DateTime& value)
 {
 	const Poco::Int64 pg = readMicroseconds(field, "Poco::DateTime");
 	const Poco::Int64 days = pg / USECS_PER_DAY - (pg % USECS_PER_DAY < 0 ? 1 : 0);
-	const Poco::Int64 clock = pg - days * USECS_PER_DAY;
+	const Poco::Int64 rest = pg % USECS_PER_DAY;   // not pg - days * USECS_PER_DAY: overflows near INT64_MIN
+	const Poco::Int64 clock = rest < 0 ? rest + USECS_PER_DAY : rest;
 	const CivilDate date = civilFromDays(days + POSTGRES_EPOCH_UNIX_DAYS);
 	if (date.year < 0 || date.year > 9999)
 		conversionError(field, "Poco::DateTime", "year " + std::to_string(date.year) + " is outside Poco::DateTime's range 0-9999");

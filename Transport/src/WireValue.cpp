@@ -203,7 +203,9 @@ std::string formatTimestamp(Poco::Int64 pgMicroseconds, bool withZone)
 	bool bc = false;
 	appendCivil(out, civilFromDays(days + POSTGRES_EPOCH_UNIX_DAYS), bc);
 	out.push_back(' ');
-	appendClock(out, pgMicroseconds - days * USECS_PER_DAY);
+	// the remainder, not pgMicroseconds - days * USECS_PER_DAY: that overflows near INT64_MIN (fuzz/ValueCodecFuzzer)
+	const Poco::Int64 rest = pgMicroseconds % USECS_PER_DAY;
+	appendClock(out, rest < 0 ? rest + USECS_PER_DAY : rest);
 	if (withZone) out += "+00";
 	if (bc) out += " BC";
 	return out;
@@ -275,8 +277,10 @@ bool parseTimestamp(const std::string& text, Poco::Int64& pgMicroseconds)
 		offsetSeconds = (hours * 3600 + minutes * 60 + seconds) * (negative ? -1 : 1);
 	}
 	if (!scanBc(s, days)) return false;
-	pgMicroseconds = (days - POSTGRES_EPOCH_UNIX_DAYS) * USECS_PER_DAY + clock - offsetSeconds * 1000000;
-	return true;
+	// a year beyond PostgreSQL's (294276) must not overflow (found by fuzz/ValueCodecFuzzer): not a timestamp
+	Poco::Int64 dayMicroseconds = 0;
+	return !__builtin_mul_overflow(days - POSTGRES_EPOCH_UNIX_DAYS, USECS_PER_DAY, &dayMicroseconds) &&
+		!__builtin_add_overflow(dayMicroseconds, clock - offsetSeconds * 1000000, &pgMicroseconds);
 }
 
 } } // namespace BlueTusk::Detail

@@ -56,6 +56,46 @@ void ConnectReport::connected(int number, const BlueTuskConnection& connection, 
 		_out << toLine(event) << std::endl;
 		return;
 	}
+	printConnection(number, connection, role, elapsedMs);
+	if (result) printTable(*result);
+	_out.flush();
+}
+
+
+void ConnectReport::connectedStreaming(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs,
+	const std::vector<std::string>& columns, const std::function<std::string(ResultStream&)>& produce)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (_json)
+	{
+		const std::string line = toLine(connectedEvent(connection, role, elapsedMs));
+		_out << line.substr(0, line.size() - 1);   // without its closing brace: the result follows
+	}
+	else
+	{
+		printConnection(number, connection, role, elapsedMs);
+	}
+	ResultStream stream(_json, _out);
+	stream.begin(columns);
+	std::string tag;
+	try
+	{
+		tag = produce(stream);
+	}
+	catch (...)
+	{
+		if (_json) _out << "],\"command_tag\":\"\",\"incomplete\":true}" << std::endl;
+		else stream.finish(std::string());
+		_out.flush();
+		throw;
+	}
+	stream.finish(tag);
+	_out.flush();
+}
+
+
+void ConnectReport::printConnection(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs)
+{
 	const HostAttemptList& attempts = connection.attemptLog();
 	_out << "[" << number << "] connected to " << connection.connectedEndpoint().toString() << " (" << toString(role) << ") in " << ms(elapsedMs);
 	if (connection.isPooled())
@@ -81,8 +121,6 @@ void ConnectReport::connected(int number, const BlueTuskConnection& connection, 
 				<< " (" << ms(attempt.elapsedMs) << ")\n";
 		}
 	}
-	if (result) printTable(*result);
-	_out.flush();
 }
 
 
@@ -93,38 +131,12 @@ void ConnectReport::printTable(const QueryResult& result)
 		_out << "    " << terminalSafe(result.commandTag) << "\n";
 		return;
 	}
-	std::vector<std::size_t> widths;
-	// The server's text is shown escaped: no ESC, BEL or CR reaches the terminal (doc/reliability.md).
-	std::vector<std::string> header;
-	for (const auto& column: result.columns) header.push_back(terminalSafe(column.name));
-	std::vector<std::vector<std::string>> table;
-	for (const auto& row: result.rows)
-	{
-		std::vector<std::string> cells;
-		for (std::size_t i = 0; i < header.size(); ++i) cells.push_back(i < row.size() && row[i] ? terminalSafe(*row[i]) : std::string("NULL"));
-		table.push_back(std::move(cells));
-	}
-	for (const auto& name: header) widths.push_back(name.size());
-	for (const auto& cells: table)
-	{
-		for (std::size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].size());
-	}
-	auto line = [&](const std::vector<std::string>& cells)
-	{
-		_out << "    ";
-		for (std::size_t i = 0; i < cells.size(); ++i)
-		{
-			if (i) _out << " | ";
-			_out << std::left << std::setw(static_cast<int>(widths[i])) << cells[i];
-		}
-		_out << std::right << "\n";
-	};
-	line(header);
-	std::vector<std::string> rule;
-	for (auto width: widths) rule.push_back(std::string(width, '-'));
-	line(rule);
-	for (const auto& cells: table) line(cells);
-	_out << "    (" << result.rows.size() << (result.rows.size() == 1 ? " row)\n" : " rows)\n");
+	ResultStream stream(false, _out);
+	std::vector<std::string> names;
+	for (const auto& column: result.columns) names.push_back(column.name);
+	stream.begin(names);
+	for (const auto& row: result.rows) stream.row(row);
+	stream.finish(result.commandTag);
 }
 
 

@@ -7,15 +7,18 @@
 #ifndef BlueTusk_Samples_ConnectReport_INCLUDED
 #define BlueTusk_Samples_ConnectReport_INCLUDED
 
+#include "ConnectStream.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/Exception.h"
+#include <functional>
 #include <map>
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace BlueTusk {
 namespace Samples {
@@ -30,6 +33,13 @@ public:
 	void connected(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs, const QueryResult* result);
 		/// A successful open number (1-based), with the query's result when one ran.
 
+	void connectedStreaming(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs,
+		const std::vector<std::string>& columns, const std::function<std::string(ResultStream&)>& produce);
+		/// As connected() with a result of these columns that produce() hands to the stream row by row
+		/// (finding 9: nothing is held but the text mode's first ResultStream::HELD_ROWS rows); produce()
+		/// returns the command tag. Holds the report's lock throughout. An exception from produce() ends
+		/// the output cleanly (JSON: "command_tag":"" and "incomplete":true) and propagates.
+
 	void error(int number, const Poco::Exception& exc);
 		/// A failed open or query (number 0: not tied to an open, e.g. loading a plugin).
 
@@ -43,6 +53,7 @@ public:
 		/// The policy names of each family.
 
 private:
+	void printConnection(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs);
 	void printTable(const QueryResult& result);
 
 	bool _json;

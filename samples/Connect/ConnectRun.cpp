@@ -6,9 +6,11 @@
 
 #include "ConnectRun.h"
 #include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/PreparedStatement.h"
 #include "Poco/Stopwatch.h"
 #include "Poco/Thread.h"
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -33,7 +35,57 @@ const QueryResult* resultToShow(const std::vector<QueryResult>& results)
 	return results.empty() ? nullptr : &results.back();
 }
 
+[[noreturn]] void rethrowNamingServer(const BlueTuskException& exc, const BlueTuskConnection& connection)
+	/// As BlueTuskConnection::executeSimple() does: a query-path error names the server, redacted.
+{
+	std::unique_ptr<Poco::Exception> copy(exc.clone());
+	if (auto* own = dynamic_cast<BlueTuskException*>(copy.get())) own->addContext("server " + connection.connectedEndpoint().toString());
+	connection.settings().redactor().rethrow(*copy);
+	copy->rethrow();
+	throw Poco::BugcheckException("Poco::Exception::rethrow() returned"); // not reached
+}
+
 } // namespace
+
+
+bool ConnectRun::streamQuery(int number, BlueTuskConnection& connection, ServerRole role, double ms)
+{
+	// A statement with result columns streams (Session::queryEach: one row held at a time, finding 9).
+	// Statements without columns keep executeSimple() (their command tag); so do several statements in
+	// one --query, which cannot be prepared (42601): false, the caller runs them.
+	const std::string& sql = *_options.query;
+	std::vector<std::string> columns;
+	Session& session = connection.session();
+	try
+	{
+		PreparedStatement statement = session.prepare(sql);
+		for (const auto& column: statement.columns()) columns.push_back(column.name);
+		session.unprepare(statement);
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (exc.sqlState() == "42601" && exc.message().find("multiple commands") != std::string::npos) return false;
+		rethrowNamingServer(exc, connection);
+	}
+	catch (BlueTuskException& exc)
+	{
+		rethrowNamingServer(exc, connection);
+	}
+	if (columns.empty()) return false;
+	_report.connectedStreaming(number, connection, role, ms, columns, [&](ResultStream& stream)
+	{
+		try
+		{
+			const Poco::UInt64 rows = session.queryEach(sql, {}, [&stream](const RowView& row) { stream.row(row); return true; });
+			return "SELECT " + std::to_string(rows);
+		}
+		catch (BlueTuskException& exc)
+		{
+			rethrowNamingServer(exc, connection);
+		}
+	});
+	return true;
+}
 
 
 ConnectRun::ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, Connector& connector, ConnectReport& report):
@@ -122,16 +174,22 @@ void ConnectRun::openOnce(const std::function<BlueTuskConnection()>& open)
 	catch (Poco::Exception&)
 	{
 	}
+	bool reported = false;
 	try
 	{
-		std::vector<QueryResult> results;
-		if (_options.query) results = connection.executeSimple(*_options.query);
-		_report.connected(number, connection, role, ms, _options.query ? resultToShow(results) : nullptr);
+		if (_options.query) reported = streamQuery(number, connection, role, ms);
+		if (!reported)
+		{
+			std::vector<QueryResult> results;
+			if (_options.query) results = connection.executeSimple(*_options.query);
+			reported = true;
+			_report.connected(number, connection, role, ms, _options.query ? resultToShow(results) : nullptr);
+		}
 	}
 	catch (Poco::Exception& exc)
 	{
 		++_failures;
-		_report.connected(number, connection, role, ms, nullptr);
+		if (!reported) _report.connected(number, connection, role, ms, nullptr);
 		_report.error(number, exc);
 	}
 	if (_options.holdMs > 0) Poco::Thread::sleep(_options.holdMs);

@@ -34,6 +34,9 @@ private:
 	void runUnpooled();
 	void runPooled();
 	void openOnce(const std::function<BlueTuskConnection()>& open);
+	bool streamQuery(int number, BlueTuskConnection& connection, ServerRole role, double ms);
+		/// Runs --query row by row when it is one statement with result columns and reports it; false
+		/// (nothing run or printed) otherwise.
 
 	const ConnectOptions& _options;
 	ConnectionSettings _settings;

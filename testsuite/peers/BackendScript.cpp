@@ -45,6 +45,14 @@ QueryAnswer QueryAnswer::dropConnection()
 }
 
 
+QueryAnswer QueryAnswer::raw(const std::string& bytes)
+{
+	QueryAnswer answer;
+	answer.rawReply = bytes;
+	return answer;
+}
+
+
 QueryAnswer QueryAnswer::copyIn(int disconnectAfter)
 {
 	QueryAnswer answer;

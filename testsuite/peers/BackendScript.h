@@ -45,6 +45,8 @@ struct QueryAnswer
 	std::vector<std::string> copyData; /// Copy::Out: the CopyData chunks sent (text rows, with their newline)
 	int copyDisconnectAfter = -1;      /// >= 0: close the connection after this many CopyData messages
 	                                   /// (received for In, sent for Out): a server dying mid-COPY
+	std::string rawReply;              /// non-empty: these bytes instead of the answer's messages (a hostile
+	                                   /// server after startup), then ReadyForQuery as usual
 
 	static QueryAnswer value(const std::string& value, const std::string& column = "?column?");
 		/// One row, one text column.
@@ -56,6 +58,8 @@ struct QueryAnswer
 		/// COPY ... FROM STDIN, text format, one column.
 	static QueryAnswer copyOut(const std::vector<std::string>& chunks, int disconnectAfter = -1);
 		/// COPY ... TO STDOUT, text format, one column.
+	static QueryAnswer raw(const std::string& bytes);
+		/// Sends bytes as they are (any framing, valid or not) in place of the answer (rawReply).
 	QueryAnswer& delay(int milliseconds);
 	QueryAnswer& frozen(int milliseconds);
 	QueryAnswer& trickle(int millisecondsPerByte);

@@ -185,6 +185,7 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 		}
 	}
 	if (answer.disconnect) return -1;
+	if (!answer.rawReply.empty()) return send(connection, answer.rawReply) ? 1 : -1;
 	if (!answer.errorSqlState.empty())
 	{
 		if (connection.status == 'T') connection.status = 'E';
