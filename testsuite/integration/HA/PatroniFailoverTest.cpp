@@ -38,7 +38,10 @@ public:
 		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("kill-primary")); };
 		const Outcome outcome = runScenario(scenario);
 		CPPUNIT_ASSERT_MESSAGE("promotion within 30 s", outcome.faultToPromotionMs < 30000);
-		CPPUNIT_ASSERT_MESSAGE("first write within 3 s of the promotion", outcome.promotionToFirstWriteMs < 3000);
+		// The promotion watch: a waiting checkout sees the promotion within one poll (50 ms). Measured on
+		// an idle machine: +5.9, +30.3 ms; the bound is 100 ms.
+		CPPUNIT_ASSERT_MESSAGE("first write within 100 ms of the promotion: +" + std::to_string(outcome.promotionToFirstWriteMs) + " ms",
+			outcome.promotionToFirstWriteMs < 100);
 		CPPUNIT_ASSERT_EQUAL(0L, outcome.writesOnDeposed);
 	}
 
@@ -49,7 +52,9 @@ public:
 		scenario.name = "switchover";
 		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("switchover")); };
 		const Outcome outcome = runScenario(scenario);
-		CPPUNIT_ASSERT_MESSAGE("first write within 3 s of the promotion", outcome.promotionToFirstWriteMs < 3000);
+		// Measured on an idle machine: +26.5, +13.6 ms.
+		CPPUNIT_ASSERT_MESSAGE("first write within 100 ms of the promotion: +" + std::to_string(outcome.promotionToFirstWriteMs) + " ms",
+			outcome.promotionToFirstWriteMs < 100);
 		CPPUNIT_ASSERT_EQUAL(0L, outcome.writesOnDeposed);
 	}
 
