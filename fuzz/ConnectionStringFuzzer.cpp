@@ -3,10 +3,11 @@
 //
 // libFuzzer target: ConnectionSettings::parse() on arbitrary bytes (all three forms). It may only throw
 // BlueTuskConnectionStringException with a message; a string that parses must print (toString()) without
-// any of the secrets its redactor knows, and parse back (unless a secret was masked inside a value). toString() prints numbers (ports, timeouts) and
-// enumeration names as they are, so a secret made of digits and punctuation alone may match a port by
-// coincidence ("5432" left of an '@' in a broken URL): only secrets with a letter are checked, and only
-// against the printed values (keyword names removed).
+// any of the secrets its redactor knows in a free-text value (the Password as "***"), and parse back
+// (unless a secret was masked inside a value). toString() prints numbers (ports, timeouts) and
+// enumeration names as they are; those fields are not checked, and only secrets with a letter are (a
+// secret of digits and punctuation alone, "5432" left of an '@' in a broken URL, matches a number by
+// coincidence).
 //
 
 #include "BlueTusk/BlueTuskException.h"
@@ -15,7 +16,11 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <iostream>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace BlueTusk;
 
@@ -34,46 +39,59 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 		return 0;
 	}
 	const std::string printed = settings.toString();
-	// The keyword names toString() writes are not values: a short candidate ("Tim" between a ':' and an
-	// '@') may match one of them by coincidence. They are masked with a marker; since the input may hold
-	// the marker itself (a candidate "r;\x01=;\x01=" matched "prefer;<name>;<name>"), the check runs with
-	// two different markers and only a secret found with both is a leak.
-	const SecretRedactor redactor = settings.redactor();
-	auto leaksWith = [&](const std::string& marker)
+	// The printed form is toString()'s own Npgsql form: Name=value; pairs, a value in double quotes
+	// (doubled inside) when it needs them. It is split back into unquoted values, so a secret is looked
+	// for in what a value says, not in its quoting (a candidate 'b!"""' matches the doubled quotes of
+	// another value) nor across a ';' or in a keyword name ("Tim" in "Timeout").
+	std::vector<std::pair<std::string, std::string>> fields;
+	for (std::size_t at = 0; at < printed.size();)
 	{
-		std::string values = printed;
-		for (const char* name: {"Host=", "Port=", "Database=", "Username=", "Password=", "Application Name=",
-			"Target Session Attributes=", "Host Order=", "Timeout=", "SSL Mode=", "Root Certificate=", "Passfile=",
-			"Require Auth=", "Channel Binding=", "Failover Timeout=", "Host Recheck Seconds=", "Pooling=",
-			"Minimum Pool Size=", "Maximum Pool Size=", "Connection Idle Lifetime=", "Connection Lifetime=",
-			"Checkout Timeout=", "No Reset On Close=", "Eviction Policy=", "Plugin Path=", "Command Timeout=",
-			"Max Auto Prepare=", "Auto Prepare Min Usages=", "Keepalive=", "Tcp User Timeout=", "Failover Poll Milliseconds=",
-			"Read Your Writes=", "Read Your Writes Timeout=", "Max Standby Lag="})
+		const std::size_t equals = printed.find('=', at);
+		if (equals == std::string::npos) std::abort(); // toString() always writes Name=value;
+		std::string value;
+		std::size_t next = equals + 1;
+		if (next < printed.size() && printed[next] == '"')
 		{
-			for (std::size_t at = values.find(name); at != std::string::npos; at = values.find(name, at + marker.size()))
-				values.replace(at, std::char_traits<char>::length(name), marker);
+			for (++next; next < printed.size(); ++next)
+			{
+				if (printed[next] == '"' && (next + 1 >= printed.size() || printed[next + 1] != '"')) break;
+				if (printed[next] == '"') ++next;
+				value += printed[next];
+			}
+			++next; // the closing quote
 		}
-		// The printed host list is what the input gave as hosts; a broken URL's password candidates are
-		// fragments of the same text (a tail after an '@' may repeat the host list), so a candidate found
-		// only as part of the host list (its ';' being toString()'s separator) is not a leak.
-		const std::size_t hostAt = printed.find("Host=");
-		const std::string hostField = hostAt == std::string::npos ? std::string() :
-			printed.substr(hostAt + 5, printed.find(';', hostAt) - hostAt - 5);
-		std::string outsideHosts = values;
-		const std::size_t hostValue = outsideHosts.find(marker + hostField + ";");
-		if (hostValue != std::string::npos) outsideHosts.replace(hostValue, marker.size() + hostField.size() + 1, marker + ";");
-		for (const std::string& secret: redactor.secrets())
+		else
 		{
-			const bool hasLetter = std::any_of(secret.begin(), secret.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-			if (!hasLetter || values.find(secret) == std::string::npos) continue;
-			std::string stripped = secret;
-			while (!stripped.empty() && stripped.back() == ';') stripped.pop_back();
-			const bool onlyInHosts = !stripped.empty() && hostField.find(stripped) != std::string::npos && outsideHosts.find(secret) == std::string::npos;
-			if (!onlyInHosts) return true;
+			const std::size_t semicolon = printed.find(';', next);
+			value = printed.substr(next, semicolon - next);
+			next = semicolon == std::string::npos ? printed.size() : semicolon;
 		}
-		return false;
-	};
-	if (leaksWith("\x01=") && leaksWith("\x02=")) std::abort();
+		if (next < printed.size() && printed[next] != ';') std::abort();
+		fields.emplace_back(printed.substr(at, equals - at), value);
+		at = next + 1;
+	}
+	// Only free-text values can carry input text; numbers and enumeration names are printed from a fixed
+	// vocabulary ("prefer", "read-write", "true"), in which a short password candidate ("ref" from a
+	// broken URL's ":ref@") may match by coincidence. The printed host list is what the input gave as
+	// hosts; a broken URL's password candidates are fragments of the same text (a tail after an '@' may
+	// repeat the host list), so a candidate found in the host list alone is not a leak.
+	static const std::set<std::string> freeText = {"Database", "Username", "Application Name", "Host Order",
+		"Root Certificate", "Passfile", "Eviction Policy", "Plugin Path"};
+	const SecretRedactor redactor = settings.redactor(); // secrets() refers into it
+	for (const std::string& secret: redactor.secrets())
+	{
+		const bool hasLetter = std::any_of(secret.begin(), secret.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+		if (!hasLetter) continue;
+		for (const auto& [name, value]: fields)
+		{
+			if (name == "Password" && value != "***") std::abort();
+			if (freeText.count(name) != 0 && value.find(secret) != std::string::npos)
+			{
+				std::cerr << "secret [" << secret << "] printed in " << name << " [" << value << "] of [" << printed << "]\n";
+				std::abort();
+			}
+		}
+	}
 	// A value in which a secret was masked does not round-trip (ConnectionSettings::toString()); every
 	// other printed form must parse.
 	const std::size_t password = printed.find("Password=***;");
