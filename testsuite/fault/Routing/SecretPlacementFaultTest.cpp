@@ -8,6 +8,7 @@
 // log line. Each case also checks that the message still names what it is about (keyword, endpoint).
 //
 
+#include "CapturingChannel.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
@@ -16,12 +17,8 @@
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/StaticResolver.h"
 #include "Peers.h"
-#include "Poco/AutoPtr.h"
-#include "Poco/Channel.h"
-#include "Poco/Logger.h"
-#include "Poco/Message.h"
 #include <cppunit/extensions/HelperMacros.h>
-#include <mutex>
+#include <memory>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -30,26 +27,6 @@ namespace {
 
 const std::string MARKER = "Mk7q-Zp9w";
 
-
-class CapturingChannel: public Poco::Channel
-{
-public:
-	void log(const Poco::Message& msg)
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		_text += msg.getSource() + ": " + msg.getText() + "\n";
-	}
-
-	std::string text() const
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		return _text;
-	}
-
-private:
-	mutable std::mutex _mutex;
-	std::string _text;
-};
 
 
 std::string everything(const Poco::Exception& exc)
@@ -97,19 +74,13 @@ class SecretPlacementFaultTest: public CppUnit::TestFixture
 public:
 	void setUp()
 	{
-		_channel = new CapturingChannel;
-		Poco::Logger& root = Poco::Logger::root();
-		_savedLevel = root.getLevel();
-		_savedChannel = root.getChannel();
-		Poco::Logger::setChannel("", _channel);
-		Poco::Logger::setLevel("", Poco::Message::PRIO_TRACE);
+		_capture.reset(new LogCapture);
 	}
 
 	void tearDown()
 	{
-		Poco::Logger::setChannel("", _savedChannel);
-		Poco::Logger::setLevel("", _savedLevel);
-		const std::string logged = _channel->text();
+		const std::string logged = _capture->channel().text();
+		_capture.reset();
 		CPPUNIT_ASSERT_MESSAGE(logged, !contains(logged, MARKER) && !contains(logged, "Mk7q") && !contains(logged, "Zp9w"));
 	}
 
@@ -266,9 +237,7 @@ public:
 	}
 
 private:
-	Poco::AutoPtr<CapturingChannel> _channel;
-	Poco::AutoPtr<Poco::Channel> _savedChannel;
-	int _savedLevel = 0;
+	std::unique_ptr<LogCapture> _capture;
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(SecretPlacementFaultTest);

@@ -10,15 +10,12 @@
 #include "BlackHoleListener.h"
 #include "FakeBackend.h"
 #include "RefusedPort.h"
+#include "CapturingChannel.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/StaticResolver.h"
-#include "Poco/AutoPtr.h"
-#include "Poco/Channel.h"
-#include "Poco/Logger.h"
-#include "Poco/Message.h"
 #include <cppunit/extensions/HelperMacros.h>
-#include <mutex>
+#include <memory>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -26,26 +23,6 @@ using namespace BlueTusk::Test;
 namespace {
 
 const std::string SECRET = "Zq9-unique-Secret-771";
-
-class CapturingChannel: public Poco::Channel
-{
-public:
-	void log(const Poco::Message& msg)
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		_text += msg.getSource() + ": " + msg.getText() + "\n";
-	}
-
-	std::string text() const
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		return _text;
-	}
-
-private:
-	mutable std::mutex _mutex;
-	std::string _text;
-};
 
 }
 
@@ -59,18 +36,12 @@ class SecretsFaultTest: public CppUnit::TestFixture
 public:
 	void setUp()
 	{
-		_channel = new CapturingChannel;
-		Poco::Logger& root = Poco::Logger::root();
-		_savedLevel = root.getLevel();
-		_savedChannel = root.getChannel();
-		Poco::Logger::setChannel("", _channel);
-		Poco::Logger::setLevel("", Poco::Message::PRIO_TRACE);
+		_capture.reset(new LogCapture);
 	}
 
 	void tearDown()
 	{
-		Poco::Logger::setChannel("", _savedChannel);
-		Poco::Logger::setLevel("", _savedLevel);
+		_capture.reset();
 	}
 
 	void testPasswordInNoMessage()
@@ -131,14 +102,12 @@ public:
 		CPPUNIT_ASSERT_EQUAL(int(targets.size()), failures);
 		CPPUNIT_ASSERT(seen.find("28P01") != std::string::npos);
 		CPPUNIT_ASSERT(seen.find("57P03") != std::string::npos);
-		std::string logged = _channel->text();
+		const std::string logged = _capture->channel().text();
 		CPPUNIT_ASSERT_MESSAGE(logged, logged.find(SECRET) == std::string::npos);
 	}
 
 private:
-	Poco::AutoPtr<CapturingChannel> _channel;
-	Poco::AutoPtr<Poco::Channel> _savedChannel;
-	int _savedLevel = 0;
+	std::unique_ptr<LogCapture> _capture;
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(SecretsFaultTest);

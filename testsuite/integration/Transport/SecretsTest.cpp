@@ -7,6 +7,7 @@
 // MD5 hash or SCRAM material.
 //
 
+#include "CapturingChannel.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/StaticResolver.h"
@@ -27,26 +28,6 @@ using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
 namespace {
-
-class CapturingChannel: public Poco::Channel
-{
-public:
-	void log(const Poco::Message& message)
-	{
-		Poco::FastMutex::ScopedLock lock(_mutex);
-		_lines.push_back(message.getSource() + ": " + message.getText());
-	}
-
-	std::vector<std::string> lines() const
-	{
-		Poco::FastMutex::ScopedLock lock(_mutex);
-		return _lines;
-	}
-
-private:
-	mutable Poco::FastMutex _mutex;
-	std::vector<std::string> _lines;
-};
 
 
 std::string everything(const Poco::Exception& exc)

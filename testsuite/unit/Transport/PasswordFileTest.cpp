@@ -5,6 +5,7 @@
 // file permissions (PostgreSQL docs 34.16).
 //
 
+#include "CapturingChannel.h"
 #include "BlueTusk/PasswordFile.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Channel.h"
@@ -18,19 +19,9 @@
 #include <sys/stat.h>
 
 using namespace BlueTusk;
+using namespace BlueTusk::Test;
 
 namespace {
-
-class CapturingChannel: public Poco::Channel
-{
-public:
-	void log(const Poco::Message& message)
-	{
-		messages.push_back(message.getText());
-	}
-
-	std::vector<std::string> messages;
-};
 
 
 std::optional<std::string> find(const std::string& content, const std::string& host, Poco::UInt16 port, const std::string& db, const std::string& user)
@@ -104,10 +95,10 @@ public:
 		logger.setChannel(previous);
 		logger.setLevel(level);
 		CPPUNIT_ASSERT(!readable);
-		CPPUNIT_ASSERT_EQUAL(std::size_t(1), channel->messages.size());
-		CPPUNIT_ASSERT(channel->messages[0].find("has group or world access") != std::string::npos);
-		CPPUNIT_ASSERT(channel->messages[0].find(file.path()) != std::string::npos);
-		CPPUNIT_ASSERT(channel->messages[0].find("from-file") == std::string::npos);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), channel->messages().size());
+		CPPUNIT_ASSERT(channel->messages()[0].find("has group or world access") != std::string::npos);
+		CPPUNIT_ASSERT(channel->messages()[0].find(file.path()) != std::string::npos);
+		CPPUNIT_ASSERT(channel->messages()[0].find("from-file") == std::string::npos);
 
 		CPPUNIT_ASSERT(!PasswordFile::lookup(file.path() + ".missing", "127.0.0.1", 5432, "app", "alice"));
 		CPPUNIT_ASSERT(!PasswordFile::lookup(std::string(), "127.0.0.1", 5432, "app", "alice"));
