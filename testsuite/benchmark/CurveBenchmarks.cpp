@@ -9,8 +9,10 @@
 //                                 so the return resets the session), target any: checkout, SELECT 1,
 //                                 return, for a fixed time slice. Counters: queries_per_second,
 //                                 ns_per_query, wait_p50_ns / wait_p99_ns (open() until the lease is in
-//                                 hand), thread_share (fewest / most queries of one thread: 1.0 is even, the
-//                                 fairness figure of a FIFO pool) and fairness (max wait / median wait).
+//                                 hand), thread_share (fewest / most queries of one thread), jain (Jain's
+//                                 fairness index of the per-thread query counts, (sum x)^2 / (n sum x^2):
+//                                 1.0 is perfectly even, 1/n one thread got everything; the fairness figure
+//                                 of a FIFO pool) and fairness (max wait / median wait).
 //   curve_endpoints_<N>/bluetusk  N = 1, 3, 10, 30 endpoints in the host list, idle checkout + return on one
 //                                 thread (as row 6a: No Reset On Close=true, the session is idle, no I/O).
 //                                 The first three endpoints are the cluster's nodes, the others 127.0.1.x on
@@ -77,7 +79,12 @@ namespace
 			std::vector<double> all;
 			for (const auto& mine: waits) all.insert(all.end(), mine.begin(), mine.end());
 			Poco::UInt64 total = 0;
-			for (auto count: counts) total += count;
+			double squares = 0;
+			for (auto count: counts)
+			{
+				total += count;
+				squares += double(count) * double(count);
+			}
 			double median = percentile(all, 0.5);
 			auto most = *std::max_element(counts.begin(), counts.end());
 			state.counters["queries_per_second"] = total / seconds;
@@ -85,6 +92,7 @@ namespace
 			state.counters["wait_p50_ns"] = median;
 			state.counters["wait_p99_ns"] = percentile(all, 0.99);
 			state.counters["fairness"] = median > 0 ? percentile(all, 1.0) / median : 0;
+			state.counters["jain"] = squares > 0 ? double(total) * double(total) / (threads * squares) : 0;
 			state.counters["thread_share"] = most > 0 ? double(*std::min_element(counts.begin(), counts.end())) / double(most) : 0;
 		});
 	}

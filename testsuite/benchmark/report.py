@@ -146,7 +146,7 @@ ROWS += [
          kind="ratio", target=0.1),
     dict(id="14a", key="curve_threads_collapse", title="Pooled SELECT 1, 3 nodes x Maximum Pool Size 4: 64 threads (vs 8, time per query)",
          bluetusk="curve_threads_64/bluetusk", baseline="curve_threads_8/bluetusk", metric="ns_per_query", unit="us",
-         kind="ratio", target=1.25, extra=["wait_p50_ns", "wait_p99_ns", "thread_share", "fairness"]),
+         kind="ratio", target=1.25, extra=["wait_p50_ns", "wait_p99_ns", "thread_share", "jain", "fairness"]),
     dict(id="14b", key="curve_endpoints", title="Idle checkout + return with 30 endpoints in the host list (vs 3)",
          bluetusk="curve_endpoints_30/bluetusk", baseline="curve_endpoints_3/bluetusk", metric="time", unit="ns",
          kind="ratio", target=2.0),
