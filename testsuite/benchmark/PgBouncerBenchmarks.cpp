@@ -9,6 +9,8 @@
 //   pgbouncer_throughput/bluetusk  8 threads, one BlueTuskDataSource on the primary with Maximum Pool
 //                                  Size=POOL_SIZE (default settings otherwise: the return resets the
 //                                  session); each query is checkout, executeSimple("SELECT 1"), return
+//   pgbouncer_throughput/bluetusk_noreset  the same with No Reset On Close=true (row 13c, informational:
+//                                  PgBouncer's transaction pooling resets nothing between clients either)
 //   pgbouncer_throughput/libpq     8 threads, each with its own PGconn to PgBouncer, PQexec("SELECT 1")
 //                                  (transaction pooling: PgBouncer hands a server connection per query)
 //     counters: queries_per_second and ns_per_query (wall time / queries, all threads together)
@@ -43,9 +45,10 @@ namespace
 		return libpq("127.0.0.1", "sslmode=disable", port);
 	}
 
-	BlueTuskDataSource::Ptr primaryPool()
+	BlueTuskDataSource::Ptr primaryPool(bool noReset = false)
 	{
-		return BlueTuskDataSource::create(blueTusk(primary(), "SSL Mode=disable;Maximum Pool Size=" + std::to_string(POOL_SIZE)));
+		return BlueTuskDataSource::create(blueTusk(primary(), "SSL Mode=disable;Maximum Pool Size=" + std::to_string(POOL_SIZE) +
+			(noReset ? ";No Reset On Close=true" : "")));
 	}
 
 	void countQueries(benchmark::State& state, const std::function<void(int, Poco::UInt64&)>& loop)
@@ -71,12 +74,12 @@ namespace
 		state.counters["ns_per_query"] = seconds * 1e9 / std::max<Poco::UInt64>(total, 1);
 	}
 
-	void throughputBlueTusk(benchmark::State& state)
+	void throughputBlueTusk(benchmark::State& state, bool noReset)
 	{
 		guarded(state, [&]
 		{
 			bouncerConninfo(); // both sides skip alike when there is no PgBouncer
-			auto dataSource = primaryPool();
+			auto dataSource = primaryPool(noReset);
 			countQueries(state, [&](int, Poco::UInt64& count)
 			{
 				auto lease = dataSource->open(TargetSessionAttributes::Any);
@@ -128,11 +131,16 @@ namespace
 
 void registerPgBouncerBenchmarks()
 {
+	auto throughput = [](benchmark::internal::Benchmark* b)
+	{
+		b->Iterations(2)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseManualTime();
+	};
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk", throughputBlueTusk, false));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk_noreset", throughputBlueTusk, true));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/libpq", throughputLibpq));
 	for (const char* side: {"bluetusk", "libpq"})
 	{
 		bool ours = std::string(side) == "bluetusk";
-		benchmark::RegisterBenchmark((std::string("pgbouncer_throughput/") + side).c_str(), ours ? throughputBlueTusk : throughputLibpq)
-			->Iterations(2)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseManualTime();
 		benchmark::RegisterBenchmark((std::string("pgbouncer_connect/") + side).c_str(), ours ? connectBlueTusk : connectLibpq)
 			->Iterations(ours ? 2000 : 50)->Repetitions(repetitions(5))->Unit(benchmark::kMicrosecond)->UseRealTime();
 	}
