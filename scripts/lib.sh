@@ -16,7 +16,8 @@ BLUETUSK_JOBS="${BLUETUSK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # The Debian packages needed to build, test and run the demo. ninja-build is optional (make is the fallback).
 BLUETUSK_PACKAGES=(cmake g++ make pkg-config libpoco-dev libcppunit-dev postgresql-15 postgresql-client-15
-	libpq-dev libbenchmark-dev openssl prometheus-cpp-dev prometheus chromium dpkg-dev time)
+	libpq-dev libbenchmark-dev openssl prometheus-cpp-dev prometheus chromium dpkg-dev time
+	pgbouncer gnuplot-nox)
 BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
 # For the Patroni cluster (scripts/patroni, the demo's Patroni step) and scripts/failover-bench (haproxy,
 # python3 for its report). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.

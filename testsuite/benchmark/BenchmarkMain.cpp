@@ -27,6 +27,8 @@ int main(int argc, char** argv)
 	registerPocoDataBenchmarks();
 	registerBulkBenchmarks();
 	registerFreshnessBenchmarks();
+	registerPgBouncerBenchmarks();
+	registerCurveBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

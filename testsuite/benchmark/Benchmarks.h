@@ -41,6 +41,13 @@ void registerPocoDataBenchmarks();
 	/// 10 data_select_one, data_recordset, data_insert_vector, data_insert_bulk: the same Poco::Data code
 	/// with "bluetusk" and Poco's "postgresql" connector.
 
+void registerPgBouncerBenchmarks();
+	/// 13 pgbouncer_throughput, pgbouncer_connect: BlueTusk's pool against libpq through PgBouncer
+	/// (transaction pooling, started by scripts/bench; BLUETUSK_PGBOUNCER_PORT).
+
+void registerCurveBenchmarks();
+	/// 14 curve_threads_<N>, curve_endpoints_<N>, curve_addresses_<N>: how cost grows (curves.py plots them).
+
 } } // namespace BlueTusk::Bench
 
 #endif // BlueTusk_Benchmarks_INCLUDED

@@ -21,6 +21,20 @@ import statistics
 import subprocess
 import sys
 
+def draw_rows(row_id, key, title, bluetusk, mean_target):
+    """Rows for a series of draws (one benchmark iteration of 30 opens with counters draw_median_ns,
+    draw_mean_ns, draw_p90_ns) against libpq's shuffled host list: median, mean (with mean_target as a ratio
+    goal unless None) and p90."""
+    rows = []
+    for suffix, stat in (("", "median"), ("-mean", "mean"), ("-p90", "p90")):
+        target = mean_target if stat == "mean" else None
+        rows.append(dict(id=row_id + suffix, key=key + ("" if stat == "median" else "_" + stat),
+                         title="%s (%s open)" % (title, stat), bluetusk=bluetusk, baseline="multihost_random/libpq",
+                         metric="draw_%s_ns" % stat, unit="ms", kind="ratio" if target else None, target=target,
+                         extra=["timeouts_paid"] if stat == "median" else []))
+    return rows
+
+
 # Each row: id, key, title, BlueTusk benchmark, baseline benchmark (None: no counterpart), libpq reference
 # shown when the baseline is not libpq, metric ("time" = real time per iteration, else a counter name),
 # unit of the metric as shown, target kind ("ratio": BlueTusk/baseline <= target; "absolute": BlueTusk
@@ -54,15 +68,17 @@ ROWS = [
     dict(id="7a", key="multihost_sequential", title="3 hosts, first black-holed, Timeout=2: sequential",
          bluetusk="multihost_sequential/bluetusk", baseline="multihost_sequential/libpq", metric="time", unit="ms",
          kind=None, target=None),
-    dict(id="7b", key="multihost_random", title="3 hosts, first black-holed, Timeout=2: random (median open)",
-         bluetusk="multihost_random/bluetusk", baseline="multihost_random/libpq", metric="time", unit="ms",
-         kind=None, target=None),
+    # 7b and 7d: 30 draws each, as mean, median and p90 (issue 14, goal 6; draw_rows below).
+    *draw_rows("7b", "multihost_random", "3 hosts, first black-holed, Timeout=2: random, 30 draws",
+               "multihost_random/bluetusk", mean_target=None),
     dict(id="7c", key="multihost_parallel", title="3 hosts, first black-holed, Timeout=2: parallel (vs 1 healthy host)",
          bluetusk="multihost_parallel/bluetusk", baseline="connect_plain/bluetusk", reference="multihost_sequential/libpq",
          metric="time", unit="ms", kind="ratio", target=1.5),
-    dict(id="7d", key="multihost_learned", title="3 hosts, first black-holed: sequential, host state learned",
-         bluetusk="multihost_learned/bluetusk", baseline="multihost_sequential/libpq", metric="time", unit="ms",
-         kind=None, target=None),
+    *draw_rows("7d", "multihost_learned", "3 hosts, first black-holed: random, host state learned (10 s), 30 draws",
+               "multihost_learned/bluetusk", mean_target=0.5),
+    dict(id="7e", key="multihost_learned_timeouts", title="7d's opens that paid the 2 s Timeout (libpq: 7b's; goal: once per Host Recheck Seconds)",
+         bluetusk="multihost_learned/bluetusk", baseline=None, reference="multihost_random/libpq", metric="timeouts_paid",
+         unit="count", kind="absolute", target=1),
     dict(id="8a", key="throughput_any", title="Pooled SELECT 1, 8 threads, 3 nodes, target any (time per query)",
          bluetusk="throughput_any/bluetusk", baseline="throughput_any/libpq", metric="ns_per_query", unit="us",
          kind=None, target=None, extra=["queries_per_second"]),
@@ -119,7 +135,30 @@ ROWS = [
          kind=None, target=None),
 ]
 
-NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0}
+# Issue 14, goals 4 and 7: PgBouncer side by side (scripts/bench starts it) and the goal rows of the curves
+# (curves.py plots every point).
+ROWS += [
+    dict(id="13a", key="pgbouncer_throughput", title="Pooled SELECT 1, 8 threads, primary (vs libpq through PgBouncer, transaction pooling, time per query)",
+         bluetusk="pgbouncer_throughput/bluetusk", baseline="pgbouncer_throughput/libpq", metric="ns_per_query", unit="us",
+         kind="ratio", target=0.6, extra=["queries_per_second"]),
+    dict(id="13c", key="pgbouncer_throughput_noreset", title="13a with No Reset On Close (PgBouncer's transaction pooling resets nothing either)",
+         bluetusk="pgbouncer_throughput/bluetusk_noreset", baseline="pgbouncer_throughput/libpq", metric="ns_per_query", unit="us",
+         kind=None, target=None, extra=["queries_per_second"]),
+    dict(id="13b", key="pgbouncer_connect", title="A new client's checkout path: BlueTusk checkout + return (vs connect through PgBouncer + close)",
+         bluetusk="pgbouncer_connect/bluetusk", baseline="pgbouncer_connect/libpq", metric="time", unit="us",
+         kind="ratio", target=0.1),
+    dict(id="14a", key="curve_threads_collapse", title="Pooled SELECT 1, 3 nodes x Maximum Pool Size 4: 64 threads (vs 8, time per query; no collapse)",
+         bluetusk="curve_threads_64/bluetusk", baseline="curve_threads_8/bluetusk", metric="ns_per_query", unit="us",
+         kind="ratio", target=1.5, extra=["wait_p50_ns", "wait_p99_ns", "thread_share", "jain", "fairness"]),
+    dict(id="14b", key="curve_endpoints", title="Idle checkout + return with 30 endpoints in the host list (vs 3)",
+         bluetusk="curve_endpoints_30/bluetusk", baseline="curve_endpoints_3/bluetusk", metric="time", unit="ns",
+         kind="ratio", target=2.0),
+    dict(id="14c", key="curve_addresses", title="New connection to a name with 8 addresses, the first 7 refusing (vs libpq, host list of the 8)",
+         bluetusk="curve_addresses_8/bluetusk", baseline="curve_addresses_8/libpq", metric="time", unit="ms",
+         kind=None, target=None),
+]
+
+NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0, "count": 1.0}
 
 
 def family(entry):

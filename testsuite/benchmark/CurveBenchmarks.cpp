@@ -1,0 +1,179 @@
+//
+// CurveBenchmarks.cpp
+//
+// Issue 14, goal 7: how cost grows. Each curve is a series of benchmarks, one per point, named
+// "curve_<curve>_<x>/<side>"; testsuite/benchmark/curves.py turns them into data files and PNG plots,
+// report.py checks the goal rows taken from them.
+//   curve_threads_<N>/bluetusk    N = 1, 2, 4, 8, 16, 32, 64 threads on one BlueTuskDataSource over the three
+//                                 nodes with Maximum Pool Size=4 (per endpoint; default settings otherwise,
+//                                 so the return resets the session), target any: checkout, SELECT 1,
+//                                 return, for a fixed time slice (5 x 0.3 s: a single burst of the other load
+//                                 on the shared cores moves one repetition by 2 x). Counters: queries_per_second,
+//                                 ns_per_query, wait_p50_ns / wait_p99_ns (open() until the lease is in
+//                                 hand), thread_share (fewest / most queries of one thread), jain (Jain's
+//                                 fairness index of the per-thread query counts, (sum x)^2 / (n sum x^2):
+//                                 1.0 is perfectly even, 1/n one thread got everything; the fairness figure
+//                                 of a FIFO pool) and fairness (max wait / median wait).
+//   curve_endpoints_<N>/bluetusk  N = 1, 3, 10, 30 endpoints in the host list, idle checkout + return on one
+//                                 thread (as row 6a: No Reset On Close=true, the session is idle, no I/O).
+//                                 The first three endpoints are the cluster's nodes, the others 127.0.1.x on
+//                                 the cluster port, where nothing listens: the checkout finds its idle session
+//                                 on the first endpoint and must not pay for the others (goal: 30 <= 2 x 3).
+//   curve_addresses_<N>/bluetusk  N = 1, 2, 4, 8 addresses for one host name (a StaticResolver, the Transport
+//                                 resolver abstraction): the first N - 1 refuse (127.0.1.x, nothing listens),
+//                                 the last is the primary. A new connection (open + close), Timeout=2.
+//   curve_addresses_<N>/libpq     the same addresses as a host list of N entries (libpq tries a name's
+//                                 addresses and a host list's entries with the same loop).
+//
+
+#include "Benchmarks.h"
+#include "BenchmarkEnvironment.h"
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/Connector.h"
+#include "BlueTusk/ProtocolSessionFactory.h"
+#include "BlueTusk/StaticResolver.h"
+#include <algorithm>
+#include <stdexcept>
+
+namespace BlueTusk {
+namespace Bench {
+
+namespace
+{
+	const double SLICE_SECONDS = 0.3;
+	const char* MULTI_ADDRESS_NAME = "bench-multi-address";
+
+	std::string refusing(int i)
+		/// A loopback address where nothing listens on the cluster port.
+	{
+		return "127.0.1." + std::to_string(i + 1);
+	}
+
+	void threadsPoint(benchmark::State& state, int threads)
+	{
+		guarded(state, [&]
+		{
+			auto dataSource = BlueTuskDataSource::create(blueTusk(allNodes(), "SSL Mode=disable;Maximum Pool Size=4"));
+			std::vector<std::vector<double>> waits(threads);
+			std::vector<Poco::UInt64> counts(threads, 0);
+			double seconds = 0;
+			for (auto _: state)
+			{
+				auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(SLICE_SECONDS));
+				double elapsed = runThreads(threads, [&](int t)
+				{
+					for (;;)
+					{
+						auto start = Clock::now();
+						if (start >= end) break;
+						auto lease = dataSource->open(TargetSessionAttributes::Any);
+						waits[t].push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count());
+						if (lease.executeSimple("SELECT 1").size() != 1) throw std::runtime_error("SELECT 1: unexpected result");
+						lease.close();
+						++counts[t];
+					}
+				});
+				state.SetIterationTime(elapsed);
+				seconds += elapsed;
+			}
+			std::vector<double> all;
+			for (const auto& mine: waits) all.insert(all.end(), mine.begin(), mine.end());
+			Poco::UInt64 total = 0;
+			double squares = 0;
+			for (auto count: counts)
+			{
+				total += count;
+				squares += double(count) * double(count);
+			}
+			double median = percentile(all, 0.5);
+			auto most = *std::max_element(counts.begin(), counts.end());
+			state.counters["queries_per_second"] = total / seconds;
+			state.counters["ns_per_query"] = seconds * 1e9 / std::max<Poco::UInt64>(total, 1);
+			state.counters["wait_p50_ns"] = median;
+			state.counters["wait_p99_ns"] = percentile(all, 0.99);
+			state.counters["fairness"] = median > 0 ? percentile(all, 1.0) / median : 0;
+			state.counters["jain"] = squares > 0 ? double(total) * double(total) / (threads * squares) : 0;
+			state.counters["thread_share"] = most > 0 ? double(*std::min_element(counts.begin(), counts.end())) / double(most) : 0;
+		});
+	}
+
+	std::string hostList(int endpoints)
+	{
+		const auto& hosts = Test::cluster().hosts;
+		std::string list;
+		for (int i = 0; i < endpoints; ++i)
+		{
+			if (i) list += ",";
+			list += i < int(hosts.size()) ? hosts[i] : refusing(i);
+		}
+		return list;
+	}
+
+	void endpointsPoint(benchmark::State& state, int endpoints)
+	{
+		guarded(state, [&]
+		{
+			auto dataSource = BlueTuskDataSource::create(blueTusk(hostList(endpoints), "SSL Mode=disable;No Reset On Close=true"));
+			dataSource->open(TargetSessionAttributes::Any).close();
+			auto created = dataSource->getPoolStatistics().created;
+			for (auto _: state)
+			{
+				auto lease = dataSource->open(TargetSessionAttributes::Any);
+				lease.close();
+			}
+			if (dataSource->getPoolStatistics().created != created) throw std::runtime_error("the pool opened new sessions while timing");
+		});
+	}
+
+	std::vector<std::string> addresses(int count)
+	{
+		std::vector<std::string> list;
+		for (int i = 0; i + 1 < count; ++i) list.push_back(refusing(i));
+		list.push_back(primary());
+		return list;
+	}
+
+	void addressesBlueTusk(benchmark::State& state, int count)
+	{
+		guarded(state, [&]
+		{
+			auto resolver = std::make_shared<StaticResolver>();
+			resolver->add(MULTI_ADDRESS_NAME, addresses(count));
+			Connector connector(std::make_shared<ProtocolSessionFactory>(resolver));
+			std::string text = blueTusk(MULTI_ADDRESS_NAME, "SSL Mode=disable;Timeout=2");
+			for (auto _: state) BlueTuskConnection::open(text, connector).close();
+		});
+	}
+
+	void addressesLibpq(benchmark::State& state, int count)
+	{
+		guarded(state, [&]
+		{
+			std::string list;
+			for (const auto& address: addresses(count)) list += (list.empty() ? "" : ",") + address;
+			std::string conninfo = libpq(list, "sslmode=disable connect_timeout=2");
+			for (auto _: state) LibpqConnection connection(conninfo);
+		});
+	}
+}
+
+
+void registerCurveBenchmarks()
+{
+	for (int threads: {1, 2, 4, 8, 16, 32, 64})
+		benchmark::RegisterBenchmark(("curve_threads_" + std::to_string(threads) + "/bluetusk").c_str(), threadsPoint, threads)
+			->Iterations(1)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseManualTime();
+	for (int endpoints: {1, 3, 10, 30})
+		benchmark::RegisterBenchmark(("curve_endpoints_" + std::to_string(endpoints) + "/bluetusk").c_str(), endpointsPoint, endpoints)
+			->MinTime(0.2)->Repetitions(repetitions(5))->Unit(benchmark::kNanosecond)->UseRealTime();
+	for (int count: {1, 2, 4, 8})
+	{
+		benchmark::RegisterBenchmark(("curve_addresses_" + std::to_string(count) + "/bluetusk").c_str(), addressesBlueTusk, count)
+			->Iterations(10)->Repetitions(repetitions(3))->Unit(benchmark::kMillisecond)->UseRealTime();
+		benchmark::RegisterBenchmark(("curve_addresses_" + std::to_string(count) + "/libpq").c_str(), addressesLibpq, count)
+			->Iterations(10)->Repetitions(repetitions(3))->Unit(benchmark::kMillisecond)->UseRealTime();
+	}
+}
+
+} } // namespace BlueTusk::Bench
