@@ -37,11 +37,40 @@ long probesIn(const std::vector<std::string>& queries)
 }
 
 
-std::string standbys(const FakeBackend& first, const FakeBackend& second, const std::string& extra = std::string())
+struct TwoStandbys
+	/// Two fake standbys behind one data source (target standby, one session per endpoint); run() leases a
+	/// session on the first, runs sql on it (none when empty) and returns it; promote() makes the first a
+	/// primary while that session sits idle.
 {
-	return "Host=" + first.hostAndPort() + "," + second.hostAndPort() +
-		";Username=app;Password=role-refresh-secret;SSL Mode=disable;Timeout=2;Maximum Pool Size=1;Target Session Attributes=standby" + extra;
-}
+	FakeBackend first{BackendScript::standby(), "127.0.0.1"};
+	FakeBackend second{BackendScript::standby(), "127.0.0.2"};
+	Connector connector;
+	BlueTuskDataSource::Ptr dataSource;
+
+	explicit TwoStandbys(const std::string& extra = std::string()):
+		dataSource(BlueTuskDataSource::create("Host=" + first.hostAndPort() + "," + second.hostAndPort() +
+			";Username=app;Password=role-refresh-secret;SSL Mode=disable;Timeout=2;Maximum Pool Size=1;Target Session Attributes=standby" + extra, connector))
+	{
+	}
+
+	void run(const std::string& sql)
+	{
+		BlueTuskConnection lease = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(first.endpoint().toString(), lease.connectedEndpoint().toString());
+		if (!sql.empty()) lease.executeSimple(sql);
+	}
+
+	void promote()
+	{
+		CPPUNIT_ASSERT_EQUAL(1, dataSource->getHostPoolStatistics().at(first.endpoint()).idle);
+		first.setScript(BackendScript::primary());
+	}
+
+	ServerRole learnedRole() const
+	{
+		return dataSource->getHostPoolStatistics().at(first.endpoint()).lastKnownRole;
+	}
+};
 
 } // namespace
 
@@ -59,42 +88,29 @@ class RoleRefreshFaultTest: public CppUnit::TestFixture
 public:
 	void testSyncCatchesPromotionOfIdleSession()
 	{
-		FakeBackend first(BackendScript::standby(), "127.0.0.1");
-		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(standbys(first, second), connector);
-		{
-			BlueTuskConnection lease = dataSource->open();   // runs nothing
-			CPPUNIT_ASSERT_EQUAL(first.endpoint().toString(), lease.connectedEndpoint().toString());
-		}
-		CPPUNIT_ASSERT_EQUAL(1, dataSource->getHostPoolStatistics().at(first.endpoint()).idle);
-		first.setScript(BackendScript::primary());   // promoted while the session sits idle
-		BlueTuskConnection next = dataSource->open();
-		CPPUNIT_ASSERT_EQUAL(second.endpoint().toString(), next.connectedEndpoint().toString());
-		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(first.endpoint()).lastKnownRole == ServerRole::Primary);
+		TwoStandbys servers;
+		servers.run("");   // runs nothing
+		servers.promote();
+		BlueTuskConnection next = servers.dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(servers.second.endpoint().toString(), next.connectedEndpoint().toString());
+		CPPUNIT_ASSERT(servers.learnedRole() == ServerRole::Primary);
 		// The Sync told: no probe query and no reset went to the promoted server.
-		CPPUNIT_ASSERT_EQUAL(0L, probesIn(first.queries()));
-		CPPUNIT_ASSERT_EQUAL(0L, countOf(first.queries(), "DISCARD ALL"));
-		CPPUNIT_ASSERT_EQUAL(1, first.startupMessages());   // the idle session was refreshed, not reopened
+		CPPUNIT_ASSERT_EQUAL(0L, probesIn(servers.first.queries()));
+		CPPUNIT_ASSERT_EQUAL(0L, countOf(servers.first.queries(), "DISCARD ALL"));
+		CPPUNIT_ASSERT_EQUAL(1, servers.first.startupMessages());   // the idle session was refreshed, not reopened
 	}
 
 	void testPendingResetCarriesTheRefresh()
 	{
 		// The last lease ran a query: its deferred DISCARD ALL is the refresh's round trip (its
 		// ReadyForQuery reports the role too), still with no probe query.
-		FakeBackend first(BackendScript::standby(), "127.0.0.1");
-		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(standbys(first, second), connector);
-		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");
-		}
-		first.setScript(BackendScript::primary());
-		BlueTuskConnection next = dataSource->open();
-		CPPUNIT_ASSERT_EQUAL(second.endpoint().toString(), next.connectedEndpoint().toString());
-		CPPUNIT_ASSERT_EQUAL(1L, countOf(first.queries(), "DISCARD ALL"));
-		CPPUNIT_ASSERT_EQUAL(0L, probesIn(first.queries()));
+		TwoStandbys servers;
+		servers.run("SELECT 1");
+		servers.promote();
+		BlueTuskConnection next = servers.dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(servers.second.endpoint().toString(), next.connectedEndpoint().toString());
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(servers.first.queries(), "DISCARD ALL"));
+		CPPUNIT_ASSERT_EQUAL(0L, probesIn(servers.first.queries()));
 	}
 
 	void testRecheckWindowTrustsRecentRole()
@@ -102,43 +118,31 @@ public:
 		// Role Recheck Milliseconds=5000: the checkout right after the return trusts the standby role its
 		// last ReadyForQuery confirmed, even though the server was promoted since (the documented
 		// trade-off), and sends nothing for it.
-		FakeBackend first(BackendScript::standby(), "127.0.0.1");
-		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(standbys(first, second, ";Role Recheck Milliseconds=5000"), connector);
+		TwoStandbys servers(";Role Recheck Milliseconds=5000");
+		servers.run("SELECT 1");
+		const std::size_t before = servers.first.queries().size();
+		servers.promote();
 		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");
-		}
-		const std::size_t before = first.queries().size();
-		first.setScript(BackendScript::primary());
-		{
-			BlueTuskConnection next = dataSource->open();
-			CPPUNIT_ASSERT_EQUAL(first.endpoint().toString(), next.connectedEndpoint().toString());
+			BlueTuskConnection next = servers.dataSource->open();
+			CPPUNIT_ASSERT_EQUAL(servers.first.endpoint().toString(), next.connectedEndpoint().toString());
 			CPPUNIT_ASSERT(next.role() == ServerRole::Standby);
 			CPPUNIT_ASSERT(next.session().isResetPending());   // nothing was sent at checkout
 		}
-		CPPUNIT_ASSERT_EQUAL(before, first.queries().size());
+		CPPUNIT_ASSERT_EQUAL(before, servers.first.queries().size());
 	}
 
 	void testRoleOlderThanWindowIsRechecked()
 	{
 		// Role Recheck Milliseconds=300: a role confirmed longer ago than that is refreshed (here by the
 		// deferred reset's round trip, before the pool's one-second flush would send it).
-		FakeBackend first(BackendScript::standby(), "127.0.0.1");
-		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(standbys(first, second, ";Role Recheck Milliseconds=300"), connector);
-		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");
-		}
-		first.setScript(BackendScript::primary());
+		TwoStandbys servers(";Role Recheck Milliseconds=300");
+		servers.run("SELECT 1");
+		servers.promote();
 		Poco::Thread::sleep(450);
-		BlueTuskConnection next = dataSource->open();
-		CPPUNIT_ASSERT_EQUAL(second.endpoint().toString(), next.connectedEndpoint().toString());
-		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(first.endpoint()).lastKnownRole == ServerRole::Primary);
-		CPPUNIT_ASSERT_EQUAL(1L, countOf(first.queries(), "DISCARD ALL"));
+		BlueTuskConnection next = servers.dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(servers.second.endpoint().toString(), next.connectedEndpoint().toString());
+		CPPUNIT_ASSERT(servers.learnedRole() == ServerRole::Primary);
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(servers.first.queries(), "DISCARD ALL"));
 	}
 
 	void testLeaseThatRanNothingIsNotReset()
