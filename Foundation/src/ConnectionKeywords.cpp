@@ -89,6 +89,16 @@ Poco::Timespan keepaliveSeconds(const std::string& value, const std::string& sou
 	return Poco::Timespan(seconds, 0);
 }
 
+
+Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::string& source)
+	/// Role Recheck Milliseconds: whole milliseconds, 0 (recheck on every checkout) up to one hour.
+{
+	const int milliseconds = parseCount(value, source);
+	if (milliseconds > 3600000)
+		throw BlueTuskConnectionStringException(source + ": " + quoted(trim(value)) + " is too large; at most 3600000 milliseconds (one hour)");
+	return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(milliseconds) * 1000);
+}
+
 } // namespace
 
 
@@ -167,6 +177,8 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.readYourWritesTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
 		{"Max Standby Lag", nullptr, nullptr, Setting::MaxStandbyLag,
 			[](S& s, const std::string& v, const std::string& src) { s.maxStandbyLag = parseByteSize(v, src); }},
+		{"Role Recheck Milliseconds", "role_recheck_ms", nullptr, Setting::RoleRecheck,
+			[](S& s, const std::string& v, const std::string& src) { s.roleRecheck = roleRecheckMilliseconds(v, src); }},
 	};
 	return keywords;
 }

@@ -26,7 +26,7 @@ enum class Setting
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
 	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding,
-	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag
+	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck
 };
 
 
@@ -48,7 +48,7 @@ struct ConnectionKeywords
 		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
-		/// Read Your Writes Timeout, Max Standby Lag).
+		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds.
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

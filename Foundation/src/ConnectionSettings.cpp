@@ -212,6 +212,7 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Read Your Writes", boolean(readYourWrites), boolean(defaults.readYourWrites));
 	addIfChanged("Read Your Writes Timeout", std::to_string(readYourWritesTimeout.totalMilliseconds()), std::to_string(defaults.readYourWritesTimeout.totalMilliseconds()));
 	addIfChanged("Max Standby Lag", formatByteSizeSetting(maxStandbyLag), formatByteSizeSetting(defaults.maxStandbyLag));
+	addIfChanged("Role Recheck Milliseconds", std::to_string(roleRecheck.totalMilliseconds()), std::to_string(defaults.roleRecheck.totalMilliseconds()));
 	return text;
 }
 
@@ -248,6 +249,7 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		connectTimeout == other.connectTimeout &&
 		failoverTimeout == other.failoverTimeout &&
 		hostRecheck == other.hostRecheck &&
+		roleRecheck == other.roleRecheck &&
 		failoverPoll == other.failoverPoll &&
 		readYourWrites == other.readYourWrites &&
 		readYourWritesTimeout == other.readYourWritesTimeout &&

@@ -3,8 +3,9 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The sessions of one endpoint (doc/pooling.md). Every method takes the manager's mutex for the
-// bookkeeping only; opening, resetting and closing sessions happen outside it.
+// The sessions of one endpoint (doc/pooling.md): opening, adopting, draining, sizing, pruning and warm-up.
+// A lease's return and its reset are in EndpointPoolReturn.cpp. Every method takes the manager's mutex
+// for the bookkeeping only; opening, resetting and closing sessions happen outside it.
 //
 
 #include "BlueTusk/PoolManager.h"
@@ -14,12 +15,9 @@
 #include <set>
 
 namespace BlueTusk {
-
-namespace {
+namespace Detail {
 
 std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor)
-	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
-	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
 {
 	try
 	{
@@ -39,7 +37,7 @@ std::string describeException(const std::exception_ptr& error, const SecretRedac
 	}
 }
 
-} // namespace
+} // namespace Detail
 
 
 EndpointPool::EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& endpoint):
@@ -127,7 +125,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
 			m.dispatchLocked(*this, closer);
 		}
-		if (m.logger.debug()) m.logger.debug("opening a session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
+		if (m.logger.debug()) m.logger.debug("opening a session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(error, m.redactor));
 		std::rethrow_exception(error);
 	}
 
@@ -170,119 +168,6 @@ void EndpointPool::cancelReservation()
 }
 
 
-void EndpointPool::release(PoolEntryPtr entry, bool broken)
-{
-	if (!entry) return;
-	if (entry->pool && entry->pool != this)
-	{
-		entry->pool->release(std::move(entry), broken);
-		return;
-	}
-	PoolManager::Impl& m = *_manager._impl;
-	if (entry->leasedAt != 0)
-	{
-		if (PoolObserver* observer = m.observer.load(std::memory_order_acquire))
-			observer->sessionUsed(_endpoint, entry->leasedAt, entry->idleCheckout);
-		entry->leasedAt = 0;
-	}
-	try
-	{
-		Detail::SessionCloser closer(m.logger, m.redactor);
-		if (!entry->session)
-		{
-			// The holder kept or destroyed the session object: only the bookkeeping is left to undo.
-			std::lock_guard<std::mutex> lock(m.mutex);
-			m.discardLocked(*this, nullptr, false, closer);
-			return;
-		}
-		Session& session = *entry->session;
-		if (!broken && session.isBroken()) broken = true;
-
-		// Under m.mutex: whether the returning session may stay in the pool (not broken, not draining, the
-		// eviction policy agrees, and an unpooled pool only keeps it for a waiter). When not, it is closed
-		// (counted as evicted when the policy said no) and false is returned.
-		auto mayStayLocked = [&](Poco::Timestamp now) -> bool
-		{
-			if (broken || _impl->draining)
-			{
-				m.discardLocked(*this, std::move(entry->session), false, closer);
-				return false;
-			}
-			bool keep = false;
-			try
-			{
-				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
-			}
-			catch (...)
-			{
-				keep = false;
-			}
-			if (!keep)
-			{
-				m.discardLocked(*this, std::move(entry->session), true, closer);
-				return false;
-			}
-			if (!m.options.keepIdle && _impl->pending == 0)
-			{
-				m.discardLocked(*this, std::move(entry->session), false, closer);
-				return false;
-			}
-			return true;
-		};
-
-		// Nothing to reset now: No Reset On Close, or a session with no transaction open that sends its
-		// DISCARD ALL in front of its next command (Session::deferReset(), doc/performance.md R3). Decide
-		// and park in one lock section with one clock read (R2).
-		const bool discardAll = !m.settings.noResetOnClose;
-		if (!broken && session.transactionStatus() == TransactionStatus::Idle && (!discardAll || session.deferReset()))
-		{
-			std::lock_guard<std::mutex> lock(m.mutex);
-			const Poco::Timestamp now = m.clock->now();
-			if (!mayStayLocked(now)) return;
-			entry->info.lastReturned = now;
-			m.parkLocked(*this, std::move(entry), closer);
-			return;
-		}
-
-		// Decide before the reset whether the session can stay at all: no round trips for a session that
-		// is closed anyway (broken, draining, past its lifetime, or an unpooled connection with no waiter).
-		{
-			std::lock_guard<std::mutex> lock(m.mutex);
-			if (!mayStayLocked(m.clock->now())) return;
-		}
-
-		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.
-		if (discardAll || session.transactionStatus() != TransactionStatus::Idle)
-		{
-			try
-			{
-				session.reset(discardAll);
-			}
-			catch (...)
-			{
-				if (m.logger.debug())
-					m.logger.debug("resetting a session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
-				broken = true;
-			}
-		}
-		if (session.isBroken()) broken = true;
-
-		std::lock_guard<std::mutex> lock(m.mutex);
-		if (broken)
-		{
-			m.discardLocked(*this, std::move(entry->session), false, closer);
-			return;
-		}
-		entry->info.lastReturned = m.clock->now();
-		m.parkLocked(*this, std::move(entry), closer);
-	}
-	catch (...)
-	{
-		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": releasing a session failed: " + describeException(std::current_exception(), m.redactor));
-	}
-}
-
-
 void EndpointPool::adopt(Session::Ptr session)
 {
 	if (!session) return;
@@ -318,7 +203,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	}
 	catch (...)
 	{
-		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": adopting a session failed: " + describeException(std::current_exception(), m.redactor));
+		m.logger.error(m.redactor.redact(_endpoint.toString()) + ": adopting a session failed: " + Detail::describeException(std::current_exception(), m.redactor));
 	}
 }
 
@@ -443,7 +328,7 @@ int EndpointPool::prunePool(bool background)
 				}
 				catch (...)
 				{
-					m.logger.error(m.redactor.redact(_endpoint.toString()) + ": the eviction policy failed: " + describeException(std::current_exception(), m.redactor));
+					m.logger.error(m.redactor.redact(_endpoint.toString()) + ": the eviction policy failed: " + Detail::describeException(std::current_exception(), m.redactor));
 				}
 				std::set<std::size_t> doomed;
 				for (std::size_t index: selected)
@@ -467,57 +352,6 @@ int EndpointPool::prunePool(bool background)
 	flushPendingResets();
 	warmUpPool(background);
 	return evicted;
-}
-
-
-const Poco::Timespan EndpointPool::PENDING_RESET_FLUSH(1, 0);
-
-
-void EndpointPool::flushPendingResets()
-{
-	PoolManager::Impl& m = *_manager._impl;
-	std::vector<PoolEntryPtr> due;
-	{
-		std::lock_guard<std::mutex> lock(m.mutex);
-		if (_impl->draining) return;
-		const Poco::Timestamp now = m.clock->now();
-		for (auto it = _impl->idle.begin(); it != _impl->idle.end();)
-		{
-			PoolEntry& entry = **it;
-			if (entry.session->isResetPending() && now - entry.info.lastReturned >= PENDING_RESET_FLUSH.totalMicroseconds())
-			{
-				due.push_back(std::move(*it));
-				it = _impl->idle.erase(it);
-				++_impl->busy;   // out of the idle stack while its reset runs
-			}
-			else
-			{
-				++it;
-			}
-		}
-	}
-	if (due.empty()) return;
-	for (PoolEntryPtr& entry: due)
-	{
-		// Outside the lock, as on return: one round trip for DISCARD ALL.
-		bool broken = false;
-		try
-		{
-			entry->session->reset(true);
-		}
-		catch (...)
-		{
-			if (m.logger.debug())
-				m.logger.debug("resetting an idle session to " + m.redactor.redact(_endpoint.toString()) + " failed, closing it: " + describeException(std::current_exception(), m.redactor));
-			broken = true;
-		}
-		if (entry->session->isBroken()) broken = true;
-		Detail::SessionCloser closer(m.logger, m.redactor);
-		std::lock_guard<std::mutex> lock(m.mutex);
-		if (broken) m.discardLocked(*this, std::move(entry->session), false, closer);
-		else m.parkLocked(*this, std::move(entry), closer);   // lastReturned kept: idle lifetime unchanged
-	}
-	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": reset " + std::to_string(due.size()) + " idle session(s) whose deferred reset was pending");
 }
 
 
@@ -574,7 +408,7 @@ void EndpointPool::warmUpPool(bool background)
 				++_impl->connectFailures;
 				m.dispatchLocked(*this, closer);
 			}
-			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + describeException(error, m.redactor));
+			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(error, m.redactor));
 			return;
 		}
 		if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);

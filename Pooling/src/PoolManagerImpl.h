@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <list>
 #include <mutex>
 #include <string>
@@ -75,6 +76,10 @@ private:
 	const SecretRedactor& _redactor;
 	std::vector<Session::Ptr> _sessions;
 };
+
+std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor);
+	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
+	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
 
 } // namespace Detail
 

@@ -261,10 +261,16 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 	ServerRole role = ServerRole::Unknown;
 	if (_request.target->needsRole())
 	{
-		// Section 5, step 2: a pooled session's role is refreshed before a targeted checkout accepts it.
+		// Section 5, step 2: a pooled session's role is refreshed before a targeted checkout accepts it, with
+		// the cheapest round trip that gives a fresh one (Session::refreshRole(): a bare Sync on PostgreSQL
+		// 14+), or not at all while a ReadyForQuery confirmed it less than Role Recheck Milliseconds ago.
+		// The freshness rules need the WAL positions: their probe (doc/freshness.md).
 		try
 		{
-			role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->probeRole(true);
+			Session& session = *entry->session;
+			if (_request.freshness) role = _request.freshness->probe(session);
+			else if (session.roleConfirmedWithin(_settings.roleRecheck)) role = session.role();
+			else role = session.refreshRole();
 		}
 		catch (Poco::Exception& exc)
 		{

@@ -47,6 +47,8 @@ const Poco::Timespan MAX_CANCEL_GRACE(5, 0);
 
 void ProtocolSession::handleReady(const BackendMessage& message)
 {
+	_readyAt.update();      // the ParameterStatus values in front of it (in_hot_standby) are current now
+	_ranSinceReset = true;  // a command ran (reset(), the role probes and refreshRole() put back what they found)
 	switch (message.readyForQuery())
 	{
 	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;

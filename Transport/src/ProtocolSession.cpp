@@ -76,7 +76,7 @@ ServerRole ProtocolSession::probeRole(bool force)
 			return _role;
 		}
 	}
-	std::vector<QueryResult> results = executeSimple("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
+	std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
 	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 2 ||
 		!results[0].rows[0][0] || !results[0].rows[0][1])
 	{
@@ -104,7 +104,7 @@ ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
 	// One statement, one round trip: the role probe's two columns, then the WAL positions (doc/freshness.md).
 	// No CASE for a primary's pg_current_wal_lsn(): measured after the pool's DISCARD ALL, it made the
 	// probe 20 us slower (the plain columns: 5 us).
-	std::vector<QueryResult> results = executeSimple("SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), "
+	std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), "
 		"pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()");
 	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 4 ||
 		!results[0].rows[0][0] || !results[0].rows[0][1])
@@ -121,6 +121,49 @@ ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
 	if (row[2]) Lsn::tryParse(*row[2], replayed);
 	if (row[3]) Lsn::tryParse(*row[3], received);
 	return _role;
+}
+
+
+ServerRole ProtocolSession::refreshRole()
+{
+	if (reportedRole() == ServerRole::Unknown) return probeRole(true);   // before PostgreSQL 14: no in_hot_standby
+	if (_discardPending)
+	{
+		reset(true);   // the reset the next command would carry: its ReadyForQuery reports the role as well
+	}
+	else
+	{
+		const bool ran = _ranSinceReset;
+		ensureUsable();
+		try
+		{
+			_writer.sync();   // outside an extended query: only a ReadyForQuery comes back
+		}
+		catch (...)
+		{
+			abandonWrite();
+			throw;
+		}
+		runCycle();
+		_ranSinceReset = ran;
+	}
+	const ServerRole reported = reportedRole();
+	if (reported == ServerRole::Unknown)
+	{
+		markBroken();
+		throw BlueTuskProtocolException("the server stopped reporting in_hot_standby and default_transaction_read_only on " + where());
+	}
+	_roleChangeSuspected = false;
+	_role = reported;
+	return _role;
+}
+
+
+bool ProtocolSession::roleConfirmedWithin(const Poco::Timespan& window) const
+{
+	if (window.totalMicroseconds() <= 0 || _role == ServerRole::Unknown || _roleChangeSuspected || !_ready) return false;
+	if (reportedRole() == ServerRole::Unknown) return false;   // a ReadyForQuery confirms nothing before 14
+	return !_readyAt.isElapsed(window.totalMicroseconds());
 }
 
 
@@ -150,6 +193,7 @@ void ProtocolSession::reset(bool discardAll)
 		markBroken();
 		throw;
 	}
+	if (discardAll) _ranSinceReset = false;
 }
 
 
@@ -167,7 +211,7 @@ bool ProtocolSession::deferReset()
 		}
 	}
 	if (_broken || !_ready || _transactionStatus != TransactionStatus::Idle) return false;
-	_discardPending = true;
+	if (_ranSinceReset) _discardPending = true;   // else: as reset as when it started or was last reset
 	return true;
 }
 
@@ -175,6 +219,22 @@ bool ProtocolSession::deferReset()
 bool ProtocolSession::isResetPending() const
 {
 	return _discardPending;
+}
+
+
+bool ProtocolSession::ranSinceReset() const
+{
+	return _ranSinceReset;
+}
+
+
+std::vector<QueryResult> ProtocolSession::executeReadOnly(const std::string& sql)
+{
+	// A pending reset goes in front and leaves the session as reset; otherwise the query changes nothing.
+	const bool ran = _ranSinceReset && !_discardPending;
+	std::vector<QueryResult> results = executeSimple(sql);
+	_ranSinceReset = ran;
+	return results;
 }
 
 

@@ -39,6 +39,24 @@ ServerRole Session::reportedRole() const
 }
 
 
+ServerRole Session::refreshRole()
+{
+	return probeRole(true);
+}
+
+
+bool Session::roleConfirmedWithin(const Poco::Timespan&) const
+{
+	return false;
+}
+
+
+bool Session::ranSinceReset() const
+{
+	return true;
+}
+
+
 bool Session::deferReset()
 {
 	return false;

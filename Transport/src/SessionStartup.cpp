@@ -127,6 +127,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 			break;
 		}
 		if (settings.targetSessionAttributes != TargetSessionAttributes::Any) probeRole(false);
+		_ranSinceReset = false;   // a new session is what every reset returns to (ranSinceReset())
 		// Leave the cancellation watch: from here on the socket belongs to the session alone.
 		if (deadline.watch() && deadline.watch()->remove(_socket))
 			throw Poco::Net::NetException("connection attempt cancelled");

@@ -12,6 +12,8 @@
 //   throughput_prefer_standby target prefer-standby (BlueTusk refreshes a pooled session's role before
 //                             handing it to a targeted checkout: doc/pooling.md, step 2)
 //   throughput_any_noreset    target any with No Reset On Close=true (informational: the cost of the reset)
+//   throughput_prefer_standby_recheck  prefer-standby with Role Recheck Milliseconds=100 (a role confirmed by
+//                             a ReadyForQuery less than 100 ms ago is trusted; compared with throughput_any)
 // Counters: queries_per_second and ns_per_query (wall time / queries, all threads together).
 //
 
@@ -40,12 +42,11 @@ namespace
 		state.counters["ns_per_query"] = seconds * 1e9 / std::max<Poco::UInt64>(queries, 1);
 	}
 
-	void throughputBlueTusk(benchmark::State& state, TargetSessionAttributes target, bool noReset)
+	void throughputBlueTusk(benchmark::State& state, TargetSessionAttributes target, std::string options)
 	{
 		guarded(state, [&]
 		{
-			auto dataSource = BlueTuskDataSource::create(blueTusk(allNodes(),
-				std::string("SSL Mode=disable") + (noReset ? ";No Reset On Close=true" : "")));
+			auto dataSource = BlueTuskDataSource::create(blueTusk(allNodes(), "SSL Mode=disable" + options));
 			auto work = [&](Clock::time_point end, std::atomic<Poco::UInt64>& queries)
 			{
 				return [&, end](int)
@@ -120,11 +121,13 @@ namespace
 
 void registerThroughputBenchmarks()
 {
-	configure(benchmark::RegisterBenchmark("throughput_any/bluetusk", throughputBlueTusk, TargetSessionAttributes::Any, false));
+	configure(benchmark::RegisterBenchmark("throughput_any/bluetusk", throughputBlueTusk, TargetSessionAttributes::Any, std::string()));
 	configure(benchmark::RegisterBenchmark("throughput_any/libpq", throughputLibpq, std::string("any")));
-	configure(benchmark::RegisterBenchmark("throughput_prefer_standby/bluetusk", throughputBlueTusk, TargetSessionAttributes::PreferStandby, false));
+	configure(benchmark::RegisterBenchmark("throughput_prefer_standby/bluetusk", throughputBlueTusk, TargetSessionAttributes::PreferStandby, std::string()));
 	configure(benchmark::RegisterBenchmark("throughput_prefer_standby/libpq", throughputLibpq, std::string("prefer-standby")));
-	configure(benchmark::RegisterBenchmark("throughput_any_noreset/bluetusk", throughputBlueTusk, TargetSessionAttributes::Any, true));
+	configure(benchmark::RegisterBenchmark("throughput_any_noreset/bluetusk", throughputBlueTusk, TargetSessionAttributes::Any, std::string(";No Reset On Close=true")));
+	configure(benchmark::RegisterBenchmark("throughput_prefer_standby_recheck/bluetusk", throughputBlueTusk, TargetSessionAttributes::PreferStandby,
+		std::string(";Role Recheck Milliseconds=100")));
 }
 
 } } // namespace BlueTusk::Bench

@@ -112,6 +112,9 @@ private:
 	bool authenticate(Connection& connection, const BackendScript& script, const std::string& user);
 	void serveQueries(Connection& connection);
 	int answerStatement(Connection& connection, const std::string& sql, bool withRowDescription);
+	std::string roleChanges(Connection& connection);
+		/// ParameterStatus messages for in_hot_standby / default_transaction_read_only values that changed
+		/// (setScript) since the session last reported them, noted as reported.
 		/// 1 answered, 0 answered with an error, -1 connection gone.
 	int answerCopy(Connection& connection, const QueryAnswer& answer);
 		/// The COPY sub-protocol of answer (PostgreSQL docs 55.2.6); returns as answerStatement().

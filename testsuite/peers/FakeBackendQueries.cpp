@@ -106,8 +106,10 @@ void FakeBackend::serveQueries(Connection& connection)
 				break;
 			}
 			case 'S':
+				// PostgreSQL 14+ reports changed GUC_REPORT values (a promotion's in_hot_standby too) in front
+				// of every ReadyForQuery, a bare Sync's included (postgres.c, ReportChangedGUCOptions).
 				skipToSync = false;
-				if (!send(connection, Wire::readyForQuery(connection.status))) return;
+				if (!send(connection, roleChanges(connection) + Wire::readyForQuery(connection.status))) return;
 				break;
 			case 'H':
 				break;
@@ -134,6 +136,24 @@ void FakeBackend::serveQueries(Connection& connection)
 }
 
 
+std::string FakeBackend::roleChanges(Connection& connection)
+{
+	std::string changes;
+	std::lock_guard<std::mutex> lock(_mutex);
+	for (const char* name: {"in_hot_standby", "default_transaction_read_only"})
+	{
+		auto reported = connection.reported.find(name);
+		const std::string now = _script.parameterValue(name);
+		if (reported != connection.reported.end() && !now.empty() && reported->second != now)
+		{
+			changes += Wire::parameterStatus(name, now);
+			reported->second = now;
+		}
+	}
+	return changes;
+}
+
+
 int FakeBackend::answerStatement(Connection& connection, const std::string& sql, bool withRowDescription)
 {
 	// A CancelRequest counts from the moment the statement was read (queries() shows it), not only once
@@ -156,20 +176,7 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 
 	// A role change under the session (setScript) is reported before the answer, as PostgreSQL 14+
 	// reports in_hot_standby and default_transaction_read_only when they change.
-	std::string changes;
-	{
-		std::lock_guard<std::mutex> lock(_mutex);
-		for (const char* name: {"in_hot_standby", "default_transaction_read_only"})
-		{
-			auto reported = connection.reported.find(name);
-			const std::string now = _script.parameterValue(name);
-			if (reported != connection.reported.end() && !now.empty() && reported->second != now)
-			{
-				changes += Wire::parameterStatus(name, now);
-				reported->second = now;
-			}
-		}
-	}
+	const std::string changes = roleChanges(connection);
 	if (!changes.empty() && !send(connection, changes)) return -1;
 
 	QueryAnswer answer = resolve(sql);

@@ -57,6 +57,11 @@ public:
 		/// role did not suit the target, the wait before the next pass (0: the ordinary backoff).
 	Poco::Timespan hostRecheck = Poco::Timespan(10, 0);
 		/// Host Recheck Seconds: how long a learned host state is trusted.
+	Poco::Timespan roleRecheck = 0;
+		/// Role Recheck Milliseconds: a pooled session handed to a targeted checkout (target not any) keeps
+		/// the role its last ReadyForQuery confirmed when that arrived less than this long ago, without a
+		/// round trip (HikariCP's aliveBypassWindowMs for roles); 0, the default, refreshes the role on every
+		/// targeted checkout (doc/pooling.md, "Role refresh"). Whole milliseconds, at most one hour.
 	SslMode sslMode = SslMode::Prefer;   /// SSL Mode / sslmode
 	std::string rootCertificate;         /// Root Certificate / sslrootcert
 	std::string passfile;                /// Passfile / passfile; empty means ~/.pgpass

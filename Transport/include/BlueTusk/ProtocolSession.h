@@ -90,11 +90,14 @@ public:
 	ServerRole probeRole(bool force);
 	bool roleChangeSuspected() const;
 	ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
+	ServerRole refreshRole();
+	bool roleConfirmedWithin(const Poco::Timespan& window) const;
 	bool isBroken() const;
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);
 	bool deferReset();
 	bool isResetPending() const;
+	bool ranSinceReset() const;
 	void close();
 	std::vector<QueryResult> executeSimple(const std::string& sql);
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters);
@@ -206,6 +209,9 @@ private:
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
 	bool writePendingReset();
 		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
+	std::vector<QueryResult> executeReadOnly(const std::string& sql);
+		/// executeSimple() for BlueTusk's own probes, which change no session state: ranSinceReset() stays
+		/// as it was (false when a pending reset went in front).
 	void abandonWrite();
 		/// Discards what the writer holds after an encoding error (nothing was sent): a deferred reset
 		/// and pending Closes put into it stay pending.
@@ -284,6 +290,8 @@ private:
 	Poco::Clock _commandExpiry;         /// when it runs out (then: when the cancel's grace runs out)
 	bool _discardPending = false;   /// deferReset(): DISCARD ALL goes in front of the next command
 	bool _discardInFlight = false;  /// the writer holds that DISCARD ALL: its answer comes first
+	bool _ranSinceReset = false;    /// a command ran since the startup or the last reset (ranSinceReset())
+	Poco::Clock _readyAt;           /// when the last ReadyForQuery arrived (roleConfirmedWithin())
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
 	std::vector<Poco::UInt32> _parameterDescription;   /// the last ParameterDescription received

@@ -107,6 +107,21 @@ public:
 		/// pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()" (executable by any user). The default implementation
 		/// calls probeRole(true) and leaves both 0/0. Throws like probeRole().
 
+	virtual ServerRole refreshRole();
+		/// Refreshes the role with the cheapest round trip that gives a fresh one (doc/pooling.md, "Role
+		/// refresh"): a PostgreSQL 14+ server reports in_hot_standby and default_transaction_read_only in
+		/// ParameterStatus messages in front of a ReadyForQuery whenever they changed (it rechecks recovery
+		/// at each ReadyForQuery, so a promotion shows), so a bare Sync does, or the deferred reset when one
+		/// is pending (its ReadyForQuery carries them too). A server that did not report both at startup
+		/// (before 14) gets probeRole(true). A primary becomes a standby only by a restart, which ends the
+		/// connection: the round trip then fails. Throws like probeRole(). The default calls probeRole(true).
+
+	virtual bool roleConfirmedWithin(const Poco::Timespan& window) const;
+		/// True when the server reports its role in ParameterStatus (PostgreSQL 14+), no role change is
+		/// suspected, and the session's last ReadyForQuery, which confirmed role(), arrived less than window
+		/// ago (monotonic clock): Role Recheck Milliseconds then trusts role() without a round trip. False for
+		/// a window of 0 and in the default implementation.
+
 	virtual bool isBroken() const = 0;
 		/// True once the connection has failed (EOF, reset, protocol error, timeout mid-message) or was
 		/// closed; a broken session must never be reused.
@@ -131,6 +146,12 @@ public:
 
 	virtual bool isResetPending() const;
 		/// True while a deferred DISCARD ALL has not been sent yet (the default: never).
+
+	virtual bool ranSinceReset() const;
+		/// True when the session ran a command since it started or since its last reset completed
+		/// (BlueTusk's own role probes and the role refresh do not count: they change no session state).
+		/// deferReset() of a session that ran nothing leaves nothing pending: a lease that ran nothing costs
+		/// its next lease no reset. The default: always true.
 
 	virtual void close() = 0;
 		/// Sends Terminate and closes the socket. Never throws; safe to call twice.

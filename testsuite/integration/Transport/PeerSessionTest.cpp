@@ -337,9 +337,13 @@ public:
 	void testDeferredResetPipelined()
 	{
 		// The deferred DISCARD ALL costs no round trip when the session is returned and travels with the
-		// next command; when it fails, the command's result is withheld and the session closed.
+		// next command; when it fails, the command's result is withheld and the session closed. A session
+		// that ran nothing since it started (or since its last reset) has nothing to reset.
 		FakeBackend backend(BackendScript::primary());
 		ProtocolSession::Ptr session = open(settingsFor(backend.hostAndPort()));
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT(!session->isResetPending());
+		session->executeSimple("SELECT 'dirty'");
 		const int before = backend.queryCount();
 		CPPUNIT_ASSERT(session->deferReset());
 		CPPUNIT_ASSERT_EQUAL(before, backend.queryCount());
@@ -352,7 +356,9 @@ public:
 
 		FakeBackend failing(BackendScript::primary().answer("DISCARD ALL", QueryAnswer::error("XX000", "discard failed on purpose")));
 		ProtocolSession::Ptr unreset = open(settingsFor(failing.hostAndPort()));
+		unreset->executeSimple("SELECT 'dirty'");
 		CPPUNIT_ASSERT(unreset->deferReset());
+		CPPUNIT_ASSERT(unreset->isResetPending());
 		try
 		{
 			unreset->executeSimple("SELECT 1");   // ran on the unreset session: its result is withheld

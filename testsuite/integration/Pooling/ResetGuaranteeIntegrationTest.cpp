@@ -1,0 +1,123 @@
+//
+// ResetGuaranteeIntegrationTest.cpp
+//
+// What the reset on return guarantees (doc/pooling.md, "Reset on return"), against the real primary: after
+// a lease that SET a setting, created a temporary table, LISTENed, took a session-level advisory lock,
+// opened a cursor WITH HOLD and left a transaction open, the next lease on the same server session sees
+// none of it, both with DISCARD ALL and with the statement-keeping reset (the session holds a prepared
+// statement of BlueTusk's statement cache, which stays). A lease that ran nothing leaves nothing pending.
+//
+
+#include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/Connector.h"
+#include "TestEnvironment.h"
+#include <cppunit/extensions/HelperMacros.h>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+std::string scalar(BlueTuskConnection& lease, const std::string& sql)
+{
+	return lease.executeSimple(sql).front().rows.at(0).at(0).value();
+}
+
+
+void dirty(BlueTuskConnection& lease)
+{
+	lease.executeSimple("SET work_mem = '7MB'");
+	lease.executeSimple("SET application_name = 'reset-check'");
+	lease.executeSimple("CREATE TEMP TABLE reset_check (x int)");
+	lease.executeSimple("LISTEN reset_check_channel");
+	lease.executeSimple("SELECT pg_advisory_lock(515151)");
+	lease.executeSimple("BEGIN");
+	lease.executeSimple("DECLARE reset_cursor CURSOR WITH HOLD FOR SELECT 1");
+	lease.executeSimple("COMMIT");
+	lease.executeSimple("BEGIN");
+	lease.executeSimple("SET LOCAL statement_timeout = '1234ms'");
+	lease.executeSimple("INSERT INTO reset_check VALUES (1)");
+	CPPUNIT_ASSERT(lease.session().transactionStatus() == TransactionStatus::InTransaction);
+}
+
+
+void assertClean(BlueTuskConnection& lease, const std::string& workMem)
+{
+	CPPUNIT_ASSERT(lease.session().transactionStatus() == TransactionStatus::Idle);
+	CPPUNIT_ASSERT_EQUAL(workMem, scalar(lease, "SHOW work_mem"));
+	CPPUNIT_ASSERT(scalar(lease, "SHOW application_name") != "reset-check");
+	CPPUNIT_ASSERT_EQUAL(std::string("t"), scalar(lease, "SELECT to_regclass('pg_temp.reset_check') IS NULL"));
+	CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(lease, "SELECT count(*) FROM pg_listening_channels()"));
+	CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(lease,
+		"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"));
+	CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(lease, "SELECT count(*) FROM pg_cursors"));
+	CPPUNIT_ASSERT_EQUAL(std::string("t"), scalar(lease, "SELECT current_user = session_user"));
+	CPPUNIT_ASSERT(scalar(lease, "SHOW statement_timeout") != "1234ms");
+}
+
+} // namespace
+
+
+class ResetGuaranteeIntegrationTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(ResetGuaranteeIntegrationTest);
+	CPPUNIT_TEST(testNextLeaseSeesANewSession);
+	CPPUNIT_TEST(testNextLeaseSeesANewSessionKeepingStatements);
+	CPPUNIT_TEST(testEmptyLeaseLeavesNothingPending);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testNextLeaseSeesANewSession()
+	{
+		run(false);
+	}
+
+	void testNextLeaseSeesANewSessionKeepingStatements()
+	{
+		run(true);
+	}
+
+	void testEmptyLeaseLeavesNothingPending()
+	{
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10"), connector);
+		std::string pid;
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT(!lease.session().ranSinceReset());   // new
+		}
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT(!lease.session().isResetPending());
+			pid = scalar(lease, "SELECT pg_backend_pid()");
+		}
+		{
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT(lease.session().isResetPending());
+			CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));
+		}
+	}
+
+private:
+	void run(bool keepStatements)
+	{
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0),
+			"Maximum Pool Size=1;Timeout=10;Auto Prepare Min Usages=1"), connector);
+		std::string pid, workMem;
+		{
+			BlueTuskConnection lease = dataSource->open();
+			pid = scalar(lease, "SELECT pg_backend_pid()");
+			workMem = scalar(lease, "SHOW work_mem");
+			if (keepStatements) CPPUNIT_ASSERT_EQUAL(Poco::Int32(6), lease.query("SELECT $1::int4 * 2 AS doubled", {3}).row(0).get<Poco::Int32>("doubled"));
+			dirty(lease);
+		}
+		BlueTuskConnection lease = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));   // the same server session
+		assertClean(lease, workMem);
+		const std::string prepared = scalar(lease, "SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT $1::int4 * 2 AS doubled'");
+		CPPUNIT_ASSERT_EQUAL(std::string(keepStatements ? "1" : "0"), prepared);
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ResetGuaranteeIntegrationTest);
