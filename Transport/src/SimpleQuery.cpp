@@ -35,11 +35,7 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(std::string(), sql);
-		_writer.bind(std::string(), std::string(), parameters);
-		_writer.describePortal(std::string());
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.unnamedQuery(sql, parameters);   // Parse/Bind/Describe/Execute/Sync in one pass
 	}
 	catch (...)
 	{

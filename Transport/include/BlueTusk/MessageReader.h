@@ -78,8 +78,11 @@ public:
 
 private:
 	bool fill(Poco::Net::StreamSocket& socket);
+	char* room(std::size_t length);
+		/// At least length writable bytes at _end (compacting or growing the storage).
 
 	std::string _buffer;
+	std::size_t _end = 0;        /// end of the received bytes in _buffer (its size is the storage)
 	std::size_t _position = 0;
 	std::size_t _maxLength;
 	std::size_t _maxShortLength;
