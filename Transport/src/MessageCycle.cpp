@@ -11,6 +11,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/Dialer.h"
 #include "SessionSupport.h"
+#include "MessageDecoding.h"
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include <algorithm>
@@ -151,13 +152,28 @@ BackendMessage ProtocolSession::receiveInCycle()
 
 void ProtocolSession::receiveInCycle(BackendMessage& message)
 {
+	awaitInCycle();
+	_reader.next(message);
+}
+
+
+void ProtocolSession::awaitInCycle()
+{
 	for (;;)
 	{
 		try
 		{
+			if (_reader.complete()) return;   // already buffered: no timeout to set, nothing to wait for
 			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
-			if (_commandExpiryArmed && !_deadline) receiveBeforeExpiry(message);
-			else _reader.receive(_socket, message);
+			if (_commandExpiryArmed && !_deadline) awaitBeforeExpiry();
+			else
+			{
+				while (!_reader.complete())
+				{
+					if (!_reader.receiveSome(_socket))
+						throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+				}
+			}
 			return;
 		}
 		catch (Poco::TimeoutException&)
@@ -249,9 +265,9 @@ void ProtocolSession::sendWriter()
 }
 
 
-void ProtocolSession::receiveBeforeExpiry(BackendMessage& message)
+void ProtocolSession::awaitBeforeExpiry()
 {
-	while (!_reader.next(message))
+	while (!_reader.complete())
 	{
 		const Poco::Clock::ClockDiff left = _commandExpiry - Poco::Clock();
 		if (left <= 0) throw Poco::TimeoutException("command timeout");
@@ -330,39 +346,48 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 		results.back().columns = *columns;
 		open = true;
 	}
+	MessageReader::View view;   // the hot messages are decoded in the reader's buffer, without a copy
 	for (;;)
 	{
-		receiveInCycle(message);
+		awaitInCycle();
+		_reader.next(view);
 		try
 		{
-			switch (message.type)
+			switch (view.type)
 			{
 			case 'T':
 				results.emplace_back();
-				results.back().columns = message.rowDescription();
+				results.back().columns = Detail::decodeRowDescription(view.type, view.body, view.length);
 				open = true;
-				break;
+				continue;
 			case 'D':
 				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
-				results.back().rows.push_back(message.dataRow(results.back().columns.size()));
-				break;
+				results.back().rows.push_back(Detail::decodeDataRow(view.type, view.body, view.length, results.back().columns.size()));
+				continue;
 			case 'C':
 				if (!open) results.emplace_back();
-				results.back().commandTag = message.commandComplete();
+				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
 				open = false;
 				copyOut = false;
+				continue;
+			case '1': // ParseComplete
+			case '2': // BindComplete
+			case '3': // CloseComplete
+			case 'n': // NoData
+				continue;
+			default:
+				message.type = view.type;   // the rest as a BackendMessage (a copy of the body)
+				message.body.assign(view.body, view.length);
 				break;
+			}
+			switch (message.type)
+			{
 			case 'I': // EmptyQueryResponse
 			case 's': // PortalSuspended
 				open = false;
 				break;
 			case 't': // ParameterDescription
 				_parameterDescription = message.parameterDescription();
-				break;
-			case '1': // ParseComplete
-			case '2': // BindComplete
-			case '3': // CloseComplete
-			case 'n': // NoData
 				break;
 			case 'E':
 				{

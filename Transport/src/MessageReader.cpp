@@ -98,7 +98,7 @@ void MessageReader::feed(const char* data, std::size_t length)
 }
 
 
-bool MessageReader::next(BackendMessage& message)
+bool MessageReader::complete()
 {
 	const std::size_t available = _end - _position;
 	if (available < 5) return false;
@@ -111,10 +111,30 @@ bool MessageReader::next(BackendMessage& message)
 	if (length - 4 > limit)
 		throw BlueTuskProtocolException(BackendMessage::typeName(type) + " from the server is too long (" + std::to_string(length) +
 			" bytes, limit " + std::to_string(limit) + ")");
-	if (available < std::size_t(length) + 1) return false;
-	message.type = type;
-	message.body.assign(_buffer.data() + _position + 5, length - 4);
-	_position += std::size_t(length) + 1;
+	return available >= std::size_t(length) + 1;
+}
+
+
+bool MessageReader::next(View& view)
+{
+	if (!complete()) return false;
+	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);
+	const std::size_t length = ((std::size_t(p[1]) << 24) | (std::size_t(p[2]) << 16) | (std::size_t(p[3]) << 8) | std::size_t(p[4])) - 4;
+	view.type = static_cast<char>(p[0]);
+	view.body = _buffer.data() + _position + 5;
+	view.length = length;
+	_position += length + 5;
+	// Not reset to the start here (the view points into the buffer): room() does it before the next read.
+	return true;
+}
+
+
+bool MessageReader::next(BackendMessage& message)
+{
+	View view;
+	if (!next(view)) return false;
+	message.type = view.type;
+	message.body.assign(view.body, view.length);
 	if (_position == _end)
 	{
 		_end = 0;

@@ -138,11 +138,46 @@ void MessageWriter::cancelRequest(Poco::Int32 processId, Poco::Int32 secretKey)
 }
 
 
+namespace {
+
+inline char* writeInt32(char* p, Poco::UInt32 v)
+{
+	p[0] = static_cast<char>((v >> 24) & 0xFF);
+	p[1] = static_cast<char>((v >> 16) & 0xFF);
+	p[2] = static_cast<char>((v >> 8) & 0xFF);
+	p[3] = static_cast<char>(v & 0xFF);
+	return p + 4;
+}
+
+
+inline char* writeHeader(char* p, char type, std::size_t length)
+{
+	*p++ = type;
+	return writeInt32(p, static_cast<Poco::UInt32>(length));
+}
+
+
+inline void checkLength(std::size_t length)
+{
+	if (length > static_cast<std::size_t>(std::numeric_limits<Poco::Int32>::max()))
+		throw BlueTuskProtocolException("message too long for the protocol (more than 2 GiB)");
+}
+
+} // namespace
+
+
 void MessageWriter::query(const std::string& sql)
 {
-	begin('Q');
-	putCString(sql);
-	end();
+	poco_assert_msg(!_open, "MessageWriter::query() while a message is open");
+	if (sql.find('\0') != std::string::npos)
+		throw BlueTuskProtocolException("a string sent to the server must not contain a NUL character");
+	const std::size_t length = 4 + sql.size() + 1;
+	checkLength(length);
+	const std::size_t old = _buffer.size();
+	_buffer.resize(old + 1 + length);   // one growth, no capacity check per byte (doc/performance.md, "Pass 3")
+	char* p = writeHeader(&_buffer[old], 'Q', length);
+	std::memcpy(p, sql.data(), sql.size());
+	p[sql.size()] = '\0';
 }
 
 
@@ -223,34 +258,6 @@ void MessageWriter::bind(const std::string& portal, const std::string& statement
 	for (Poco::Int16 format: resultFormats) putInt16(format);
 	end();
 }
-
-
-namespace {
-
-inline char* writeInt32(char* p, Poco::UInt32 v)
-{
-	p[0] = static_cast<char>((v >> 24) & 0xFF);
-	p[1] = static_cast<char>((v >> 16) & 0xFF);
-	p[2] = static_cast<char>((v >> 8) & 0xFF);
-	p[3] = static_cast<char>(v & 0xFF);
-	return p + 4;
-}
-
-
-inline char* writeHeader(char* p, char type, std::size_t length)
-{
-	*p++ = type;
-	return writeInt32(p, static_cast<Poco::UInt32>(length));
-}
-
-
-inline void checkLength(std::size_t length)
-{
-	if (length > static_cast<std::size_t>(std::numeric_limits<Poco::Int32>::max()))
-		throw BlueTuskProtocolException("message too long for the protocol (more than 2 GiB)");
-}
-
-} // namespace
 
 
 void MessageWriter::unnamedQuery(const std::string& sql, const std::vector<FieldValue>& parameters)

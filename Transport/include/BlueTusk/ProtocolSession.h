@@ -191,10 +191,13 @@ private:
 		/// (BlueTuskServerException, sessionUsable() false).
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
-	void receiveBeforeExpiry(BackendMessage& message);
-		/// receiveInCycle() while _commandExpiryArmed: every read waits only until _commandExpiry, so a
-		/// server that trickles its answer byte by byte is bounded too (Poco::TimeoutException at expiry).
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
+	void awaitInCycle();
+		/// Waits until the reader holds a whole message, under the command timeout or deadline, with the
+		/// cancel and broken-session handling of receiveInCycle(); the message stays in the reader.
+	void awaitBeforeExpiry();
+		/// awaitInCycle() while _commandExpiryArmed: every read waits only until _commandExpiry, so a
+		/// server that trickles its answer byte by byte is bounded too (Poco::TimeoutException at expiry).
 	void sendWriter();
 		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
 		/// breaks the session (BlueTuskSessionBrokenException).
