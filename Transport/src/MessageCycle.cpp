@@ -48,7 +48,13 @@ const Poco::Timespan MAX_CANCEL_GRACE(5, 0);
 
 void ProtocolSession::handleReady(const BackendMessage& message)
 {
-	switch (message.readyForQuery())
+	handleReady(message.readyForQuery());
+}
+
+
+void ProtocolSession::handleReady(char status)
+{
+	switch (status)
 	{
 	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;
 	case 'E': _transactionStatus = TransactionStatus::Failed; break;
@@ -370,6 +376,19 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 				open = false;
 				copyOut = false;
 				continue;
+			case 'Z':
+				handleReady(Detail::decodeReadyForQuery(view.type, view.body, view.length));
+				if (error)
+				{
+					if (_cancelSentForTimeout && error->sqlState() == "57014")
+					{
+						BlueTuskServerException::Fields fields = error->fields();
+						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
+						throw BlueTuskServerException(fields, true);
+					}
+					error->rethrow();
+				}
+				return results;
 			case '1': // ParseComplete
 			case '2': // BindComplete
 			case '3': // CloseComplete
@@ -417,19 +436,6 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'c':
 				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
 				break;
-			case 'Z':
-				handleReady(message);
-				if (error)
-				{
-					if (_cancelSentForTimeout && error->sqlState() == "57014")
-					{
-						BlueTuskServerException::Fields fields = error->fields();
-						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
-						throw BlueTuskServerException(fields, true);
-					}
-					error->rethrow();
-				}
-				return results;
 			default:
 				if (!handleAsync(message))
 					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");

@@ -100,6 +100,7 @@ void MessageReader::feed(const char* data, std::size_t length)
 
 bool MessageReader::complete()
 {
+	if (_ready > 0) return true;   // validated already (awaiting, then taking it, checks once)
 	const std::size_t available = _end - _position;
 	if (available < 5) return false;
 	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);
@@ -111,19 +112,20 @@ bool MessageReader::complete()
 	if (length - 4 > limit)
 		throw BlueTuskProtocolException(BackendMessage::typeName(type) + " from the server is too long (" + std::to_string(length) +
 			" bytes, limit " + std::to_string(limit) + ")");
-	return available >= std::size_t(length) + 1;
+	if (available < std::size_t(length) + 1) return false;
+	_ready = std::size_t(length) + 1;
+	return true;
 }
 
 
 bool MessageReader::next(View& view)
 {
 	if (!complete()) return false;
-	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);
-	const std::size_t length = ((std::size_t(p[1]) << 24) | (std::size_t(p[2]) << 16) | (std::size_t(p[3]) << 8) | std::size_t(p[4])) - 4;
-	view.type = static_cast<char>(p[0]);
+	view.type = _buffer[_position];
 	view.body = _buffer.data() + _position + 5;
-	view.length = length;
-	_position += length + 5;
+	view.length = _ready - 5;
+	_position += _ready;
+	_ready = 0;
 	// Not reset to the start here (the view points into the buffer): room() does it before the next read.
 	return true;
 }
@@ -200,6 +202,7 @@ void MessageReader::clear()
 	_buffer.clear();
 	_end = 0;
 	_position = 0;
+	_ready = 0;
 }
 
 } // namespace BlueTusk

@@ -100,6 +100,7 @@ private:
 	std::string _buffer;
 	std::size_t _end = 0;        /// end of the received bytes in _buffer (its size is the storage)
 	std::size_t _position = 0;
+	std::size_t _ready = 0;      /// bytes of the complete message at _position once complete() saw it, else 0
 	std::size_t _maxLength;
 	std::size_t _maxShortLength;
 };

@@ -185,6 +185,8 @@ private:
 	void closeSocket();
 	void setReceiveTimeout(const Poco::Timespan& timeout);
 	void handleReady(const BackendMessage& message);
+	void handleReady(char status);
+		/// The transaction status of a ReadyForQuery ('I', 'T', 'E').
 	bool handleAsync(const BackendMessage& message);
 	BlueTuskServerException::Fields errorOrFatal(const BackendMessage& message);
 		/// An ErrorResponse's fields; for FATAL or PANIC the session is broken and the error thrown
