@@ -293,8 +293,9 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 	struct Armed
 	{
 		bool& flag;
-		~Armed() { flag = false; }
-	} armed{_commandExpiryArmed};
+		std::size_t& rowsHint;   // for this command only (hintRows())
+		~Armed() { flag = false; rowsHint = 0; }
+	} armed{_commandExpiryArmed, _rowsHint};
 	if (_commandTimeout.totalMicroseconds() > 0 && !_deadline)
 	{
 		_commandExpiry.update();
@@ -364,6 +365,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'T':
 				results.emplace_back();
 				results.back().columns = Detail::decodeRowDescription(view.type, view.body, view.length);
+				if (_rowsHint > 0 && results.size() == 1) results.back().rows.reserve(_rowsHint);
 				open = true;
 				continue;
 			case 'D':
@@ -373,6 +375,8 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'C':
 				if (!open) results.emplace_back();
 				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
+				if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
+					results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
 				open = false;
 				copyOut = false;
 				continue;

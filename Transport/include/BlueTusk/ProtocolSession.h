@@ -207,6 +207,11 @@ private:
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
 		/// prepared statement executed without Describe (its rows arrive without one).
+	void hintRows(const std::string& sql);
+		/// Sets _rowsHint for sql: the row count of its previous run when that was large (rememberRows()),
+		/// so readCycle() reserves the rows vector once instead of growing it (doc/performance.md, "Pass 3").
+	void rememberRows(const std::string& sql, const std::vector<QueryResult>& results);
+		/// Remembers sql's row count when its first result had at least 1,024 rows; forgets it when fewer.
 	std::vector<QueryResult> readCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
 	bool writePendingReset();
@@ -292,6 +297,9 @@ private:
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
 	std::vector<Poco::UInt32> _parameterDescription;   /// the last ParameterDescription received
+	std::string _rowsHintSql;        /// the last statement that returned many rows (rememberRows())
+	std::size_t _rowsHintCount = 0;  /// how many it returned; 0: none remembered
+	std::size_t _rowsHint = 0;       /// rows to reserve for the first result of the running command
 	StatementCache _statementCache{128, 2};
 	std::vector<std::string> _pendingCloses;           /// statements to Close in front of the next extended command
 	std::vector<std::string> _closesInFlight;          /// ... put into the writer (restored by abandonWrite())
