@@ -5,6 +5,8 @@
 //
 
 #include "BlueTusk/BackendMessage.h"
+#include "MessageDecoding.h"
+#include <cstring>
 #include "Poco/NumberFormatter.h"
 #include "Poco/NumberParser.h"
 
@@ -16,14 +18,18 @@ class FieldCursor
 	/// Reads big-endian integers and C strings from a message body; reports the first problem.
 {
 public:
-	FieldCursor(const std::string& body): _body(body)
+	FieldCursor(const std::string& body): _data(body.data()), _size(body.size())
+	{
+	}
+
+	FieldCursor(const char* data, std::size_t size): _data(data), _size(size)
 	{
 	}
 
 	bool int16(Poco::Int16& value)
 	{
-		if (_body.size() - _pos < 2) return false;
-		const unsigned char* p = reinterpret_cast<const unsigned char*>(_body.data() + _pos);
+		if (_size - _pos < 2) return false;
+		const unsigned char* p = reinterpret_cast<const unsigned char*>(_data + _pos);
 		value = static_cast<Poco::Int16>((Poco::UInt16(p[0]) << 8) | Poco::UInt16(p[1]));
 		_pos += 2;
 		return true;
@@ -31,8 +37,8 @@ public:
 
 	bool int32(Poco::Int32& value)
 	{
-		if (_body.size() - _pos < 4) return false;
-		const unsigned char* p = reinterpret_cast<const unsigned char*>(_body.data() + _pos);
+		if (_size - _pos < 4) return false;
+		const unsigned char* p = reinterpret_cast<const unsigned char*>(_data + _pos);
 		value = static_cast<Poco::Int32>((Poco::UInt32(p[0]) << 24) | (Poco::UInt32(p[1]) << 16) | (Poco::UInt32(p[2]) << 8) | Poco::UInt32(p[3]));
 		_pos += 4;
 		return true;
@@ -40,17 +46,18 @@ public:
 
 	bool cstring(std::string& value)
 	{
-		std::string::size_type nul = _body.find('\0', _pos);
-		if (nul == std::string::npos) return false;
-		value.assign(_body, _pos, nul - _pos);
-		_pos = nul + 1;
+		const void* nul = _pos < _size ? std::memchr(_data + _pos, '\0', _size - _pos) : nullptr;
+		if (!nul) return false;
+		const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(nul) - _data);
+		value.assign(_data + _pos, end - _pos);
+		_pos = end + 1;
 		return true;
 	}
 
 	bool bytes(std::size_t n, std::string& value)
 	{
-		if (_body.size() - _pos < n) return false;
-		value.assign(_body, _pos, n);
+		if (_size - _pos < n) return false;
+		value.assign(_data + _pos, n);
 		_pos += n;
 		return true;
 	}
@@ -58,40 +65,46 @@ public:
 	bool view(std::size_t n, const char*& data)
 		/// The next n bytes in place (valid while the body lives), without a copy.
 	{
-		if (_body.size() - _pos < n) return false;
-		data = _body.data() + _pos;
+		if (_size - _pos < n) return false;
+		data = _data + _pos;
 		_pos += n;
 		return true;
 	}
 
 	bool byte(char& value)
 	{
-		if (_pos >= _body.size()) return false;
-		value = _body[_pos++];
+		if (_pos >= _size) return false;
+		value = _data[_pos++];
 		return true;
 	}
 
 	std::string rest()
 	{
-		std::string value = _body.substr(_pos);
-		_pos = _body.size();
+		std::string value(_data + _pos, _size - _pos);
+		_pos = _size;
 		return value;
 	}
 
 	bool atEnd() const
 	{
-		return _pos == _body.size();
+		return _pos == _size;
 	}
 
 	std::size_t remaining() const
 	{
-		return _body.size() - _pos;
+		return _size - _pos;
 	}
 
 private:
-	const std::string& _body;
+	const char* _data;
+	std::size_t _size;
 	std::size_t _pos = 0;
 };
+
+[[noreturn]] void malformedMessage(char type, const std::string& what)
+{
+	throw BlueTuskProtocolException("malformed " + BackendMessage::typeName(type) + " message from the server: " + what);
+}
 
 } // namespace
 
@@ -153,7 +166,7 @@ std::string BackendMessage::typeName(char type)
 
 void BackendMessage::malformed(const std::string& what) const
 {
-	throw BlueTuskProtocolException("malformed " + typeName() + " message from the server: " + what);
+	malformedMessage(type, what);
 }
 
 
@@ -219,19 +232,31 @@ std::pair<Poco::Int32, Poco::Int32> BackendMessage::backendKeyData() const
 
 char BackendMessage::readyForQuery() const
 {
-	if (body.size() != 1) malformed("length " + std::to_string(body.size()) + " instead of 1");
+	return Detail::decodeReadyForQuery(type, body.data(), body.size());
+}
+
+
+char Detail::decodeReadyForQuery(char type, const char* body, std::size_t length)
+{
+	if (length != 1) malformedMessage(type, "length " + std::to_string(length) + " instead of 1");
 	const char status = body[0];
-	if (status != 'I' && status != 'T' && status != 'E') malformed("unknown transaction status");
+	if (status != 'I' && status != 'T' && status != 'E') malformedMessage(type, "unknown transaction status");
 	return status;
 }
 
 
 std::vector<ColumnDescription> BackendMessage::rowDescription() const
 {
-	FieldCursor cursor(body);
+	return Detail::decodeRowDescription(type, body.data(), body.size());
+}
+
+
+std::vector<ColumnDescription> Detail::decodeRowDescription(char type, const char* body, std::size_t length)
+{
+	FieldCursor cursor(body, length);
 	Poco::Int16 count = 0;
-	if (!cursor.int16(count)) malformed("too short");
-	if (count < 0) malformed("negative field count");
+	if (!cursor.int16(count)) malformedMessage(type, "too short");
+	if (count < 0) malformedMessage(type, "negative field count");
 	std::vector<ColumnDescription> columns;
 	columns.reserve(static_cast<std::size_t>(count));
 	for (Poco::Int16 i = 0; i < count; ++i)
@@ -242,41 +267,47 @@ std::vector<ColumnDescription> BackendMessage::rowDescription() const
 			!cursor.int32(typeOid) || !cursor.int16(column.typeSize) || !cursor.int32(column.typeModifier) ||
 			!cursor.int16(column.formatCode))
 		{
-			malformed("field " + std::to_string(i + 1) + " of " + std::to_string(count) + " is truncated");
+			malformedMessage(type, "field " + std::to_string(i + 1) + " of " + std::to_string(count) + " is truncated");
 		}
 		column.tableOid = static_cast<Poco::UInt32>(tableOid);
 		column.typeOid = static_cast<Poco::UInt32>(typeOid);
 		columns.push_back(std::move(column));
 	}
-	if (!cursor.atEnd()) malformed("trailing data");
+	if (!cursor.atEnd()) malformedMessage(type, "trailing data");
 	return columns;
 }
 
 
 Row BackendMessage::dataRow(std::size_t expectedColumns) const
 {
-	FieldCursor cursor(body);
+	return Detail::decodeDataRow(type, body.data(), body.size(), expectedColumns);
+}
+
+
+Row Detail::decodeDataRow(char type, const char* body, std::size_t bodyLength, std::size_t expectedColumns)
+{
+	FieldCursor cursor(body, bodyLength);
 	Poco::Int16 count = 0;
-	if (!cursor.int16(count)) malformed("too short");
+	if (!cursor.int16(count)) malformedMessage(type, "too short");
 	if (count < 0 || static_cast<std::size_t>(count) != expectedColumns)
-		malformed(std::to_string(count) + " columns where the row description has " + std::to_string(expectedColumns));
+		malformedMessage(type, std::to_string(count) + " columns where the row description has " + std::to_string(expectedColumns));
 	Row row;
 	row.reserve(expectedColumns);
 	for (Poco::Int16 i = 0; i < count; ++i)
 	{
 		Poco::Int32 length = 0;
-		if (!cursor.int32(length)) malformed("column " + std::to_string(i + 1) + " is truncated");
+		if (!cursor.int32(length)) malformedMessage(type, "column " + std::to_string(i + 1) + " is truncated");
 		if (length == -1)
 		{
 			row.emplace_back(std::nullopt);
 			continue;
 		}
-		if (length < 0) malformed("negative length in column " + std::to_string(i + 1));
+		if (length < 0) malformedMessage(type, "negative length in column " + std::to_string(i + 1));
 		const char* data = nullptr;
-		if (!cursor.view(static_cast<std::size_t>(length), data)) malformed("column " + std::to_string(i + 1) + " is truncated");
+		if (!cursor.view(static_cast<std::size_t>(length), data)) malformedMessage(type, "column " + std::to_string(i + 1) + " is truncated");
 		row.emplace_back(std::in_place, data, static_cast<std::size_t>(length));   // built in place (R6)
 	}
-	if (!cursor.atEnd()) malformed("trailing data");
+	if (!cursor.atEnd()) malformedMessage(type, "trailing data");
 	return row;
 }
 
@@ -313,11 +344,19 @@ Notification BackendMessage::notification() const
 
 std::string BackendMessage::commandComplete() const
 {
-	FieldCursor cursor(body);
 	std::string tag;
-	if (!cursor.cstring(tag)) malformed("unterminated command tag");
-	if (!cursor.atEnd()) malformed("trailing data");
+	Detail::decodeCommandComplete(type, body.data(), body.size(), tag);
 	return tag;
+}
+
+
+void Detail::decodeCommandComplete(char type, const char* body, std::size_t length, std::string& tag)
+{
+	const void* nul = length > 0 ? std::memchr(body, '\0', length) : nullptr;
+	if (!nul) malformedMessage(type, "unterminated command tag");
+	const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(nul) - body);
+	if (end + 1 != length) malformedMessage(type, "trailing data");
+	tag.assign(body, end);
 }
 
 

@@ -11,6 +11,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/Dialer.h"
 #include "SessionSupport.h"
+#include "MessageDecoding.h"
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include <algorithm>
@@ -47,9 +48,15 @@ const Poco::Timespan MAX_CANCEL_GRACE(5, 0);
 
 void ProtocolSession::handleReady(const BackendMessage& message)
 {
+	handleReady(message.readyForQuery());
+}
+
+
+void ProtocolSession::handleReady(char status)
+{
 	_readyAt.update();      // the ParameterStatus values in front of it (in_hot_standby) are current now
 	_ranSinceReset = true;  // a command ran (reset(), the role probes and refreshRole() put back what they found)
-	switch (message.readyForQuery())
+	switch (status)
 	{
 	case 'T': _transactionStatus = TransactionStatus::InTransaction; break;
 	case 'E': _transactionStatus = TransactionStatus::Failed; break;
@@ -153,13 +160,28 @@ BackendMessage ProtocolSession::receiveInCycle()
 
 void ProtocolSession::receiveInCycle(BackendMessage& message)
 {
+	awaitInCycle();
+	_reader.next(message);
+}
+
+
+void ProtocolSession::awaitInCycle()
+{
 	for (;;)
 	{
 		try
 		{
+			if (_reader.complete()) return;   // already buffered: no timeout to set, nothing to wait for
 			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
-			if (_commandExpiryArmed && !_deadline) receiveBeforeExpiry(message);
-			else _reader.receive(_socket, message);
+			if (_commandExpiryArmed && !_deadline) awaitBeforeExpiry();
+			else
+			{
+				while (!_reader.complete())
+				{
+					if (!_reader.receiveSome(_socket))
+						throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+				}
+			}
 			return;
 		}
 		catch (Poco::TimeoutException&)
@@ -251,9 +273,9 @@ void ProtocolSession::sendWriter()
 }
 
 
-void ProtocolSession::receiveBeforeExpiry(BackendMessage& message)
+void ProtocolSession::awaitBeforeExpiry()
 {
-	while (!_reader.next(message))
+	while (!_reader.complete())
 	{
 		const Poco::Clock::ClockDiff left = _commandExpiry - Poco::Clock();
 		if (left <= 0) throw Poco::TimeoutException("command timeout");
@@ -273,8 +295,9 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 	struct Armed
 	{
 		bool& flag;
-		~Armed() { flag = false; }
-	} armed{_commandExpiryArmed};
+		std::size_t& rowsHint;   // for this command only (hintRows())
+		~Armed() { flag = false; rowsHint = 0; }
+	} armed{_commandExpiryArmed, _rowsHint};
 	if (_commandTimeout.totalMicroseconds() > 0 && !_deadline)
 	{
 		_commandExpiry.update();
@@ -332,39 +355,64 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 		results.back().columns = *columns;
 		open = true;
 	}
+	MessageReader::View view;   // the hot messages are decoded in the reader's buffer, without a copy
 	for (;;)
 	{
-		receiveInCycle(message);
+		awaitInCycle();
+		_reader.next(view);
 		try
 		{
-			switch (message.type)
+			switch (view.type)
 			{
 			case 'T':
 				results.emplace_back();
-				results.back().columns = message.rowDescription();
+				results.back().columns = Detail::decodeRowDescription(view.type, view.body, view.length);
+				if (_rowsHint > 0 && results.size() == 1) results.back().rows.reserve(_rowsHint);
 				open = true;
-				break;
+				continue;
 			case 'D':
 				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
-				results.back().rows.push_back(message.dataRow(results.back().columns.size()));
-				break;
+				results.back().rows.push_back(Detail::decodeDataRow(view.type, view.body, view.length, results.back().columns.size()));
+				continue;
 			case 'C':
 				if (!open) results.emplace_back();
-				results.back().commandTag = message.commandComplete();
+				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
+				if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
+					results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
 				open = false;
 				copyOut = false;
+				continue;
+			case 'Z':
+				handleReady(Detail::decodeReadyForQuery(view.type, view.body, view.length));
+				if (error)
+				{
+					if (_cancelSentForTimeout && error->sqlState() == "57014")
+					{
+						BlueTuskServerException::Fields fields = error->fields();
+						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
+						throw BlueTuskServerException(fields, true);
+					}
+					error->rethrow();
+				}
+				return results;
+			case '1': // ParseComplete
+			case '2': // BindComplete
+			case '3': // CloseComplete
+			case 'n': // NoData
+				continue;
+			default:
+				message.type = view.type;   // the rest as a BackendMessage (a copy of the body)
+				message.body.assign(view.body, view.length);
 				break;
+			}
+			switch (message.type)
+			{
 			case 'I': // EmptyQueryResponse
 			case 's': // PortalSuspended
 				open = false;
 				break;
 			case 't': // ParameterDescription
 				_parameterDescription = message.parameterDescription();
-				break;
-			case '1': // ParseComplete
-			case '2': // BindComplete
-			case '3': // CloseComplete
-			case 'n': // NoData
 				break;
 			case 'E':
 				{
@@ -394,19 +442,6 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'c':
 				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
 				break;
-			case 'Z':
-				handleReady(message);
-				if (error)
-				{
-					if (_cancelSentForTimeout && error->sqlState() == "57014")
-					{
-						BlueTuskServerException::Fields fields = error->fields();
-						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
-						throw BlueTuskServerException(fields, true);
-					}
-					error->rethrow();
-				}
-				return results;
 			default:
 				if (!handleAsync(message))
 					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");

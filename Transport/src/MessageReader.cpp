@@ -7,6 +7,7 @@
 #include "BlueTusk/MessageReader.h"
 #include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
+#include <cstring>
 
 namespace BlueTusk {
 
@@ -69,25 +70,38 @@ std::size_t MessageReader::maxShortLength() const
 }
 
 
-void MessageReader::feed(const char* data, std::size_t length)
+char* MessageReader::room(std::size_t length)
 {
-	if (_position > 0 && _position == _buffer.size())
+	if (_position > 0 && _position == _end)
 	{
-		_buffer.clear();
+		_end = 0;
 		_position = 0;
 	}
-	else if (_position > 65536 && _position * 2 > _buffer.size())
+	else if (_position > 65536 && _position * 2 > _end)
 	{
-		_buffer.erase(0, _position);
+		std::memmove(&_buffer[0], _buffer.data() + _position, _end - _position);
+		_end -= _position;
 		_position = 0;
 	}
-	_buffer.append(data, length);
+	// The storage only grows (zero-filled once); _end marks where the received bytes end, so a receive
+	// goes straight into it without a copy through a chunk on the stack (doc/performance.md, "Pass 3").
+	if (_buffer.size() - _end < length) _buffer.resize(_end + length);
+	return &_buffer[_end];
 }
 
 
-bool MessageReader::next(BackendMessage& message)
+void MessageReader::feed(const char* data, std::size_t length)
 {
-	const std::size_t available = _buffer.size() - _position;
+	if (length == 0) return;
+	std::memcpy(room(length), data, length);
+	_end += length;
+}
+
+
+bool MessageReader::complete()
+{
+	if (_ready > 0) return true;   // validated already (awaiting, then taking it, checks once)
+	const std::size_t available = _end - _position;
 	if (available < 5) return false;
 	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);
 	const char type = static_cast<char>(p[0]);
@@ -99,12 +113,33 @@ bool MessageReader::next(BackendMessage& message)
 		throw BlueTuskProtocolException(BackendMessage::typeName(type) + " from the server is too long (" + std::to_string(length) +
 			" bytes, limit " + std::to_string(limit) + ")");
 	if (available < std::size_t(length) + 1) return false;
-	message.type = type;
-	message.body.assign(_buffer, _position + 5, length - 4);
-	_position += std::size_t(length) + 1;
-	if (_position == _buffer.size())
+	_ready = std::size_t(length) + 1;
+	return true;
+}
+
+
+bool MessageReader::next(View& view)
+{
+	if (!complete()) return false;
+	view.type = _buffer[_position];
+	view.body = _buffer.data() + _position + 5;
+	view.length = _ready - 5;
+	_position += _ready;
+	_ready = 0;
+	// Not reset to the start here (the view points into the buffer): room() does it before the next read.
+	return true;
+}
+
+
+bool MessageReader::next(BackendMessage& message)
+{
+	View view;
+	if (!next(view)) return false;
+	message.type = view.type;
+	message.body.assign(view.body, view.length);
+	if (_position == _end)
 	{
-		_buffer.clear();
+		_end = 0;
 		_position = 0;
 	}
 	return true;
@@ -113,16 +148,16 @@ bool MessageReader::next(BackendMessage& message)
 
 std::size_t MessageReader::buffered() const
 {
-	return _buffer.size() - _position;
+	return _end - _position;
 }
 
 
 bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 {
-	char chunk[16384];
-	int n = socket.receiveBytes(chunk, sizeof(chunk));
+	const int chunk = 16384;
+	int n = socket.receiveBytes(room(chunk), chunk);
 	if (n <= 0) return false;
-	feed(chunk, static_cast<std::size_t>(n));
+	_end += static_cast<std::size_t>(n);
 	return true;
 }
 
@@ -165,7 +200,9 @@ char MessageReader::receiveByte(Poco::Net::StreamSocket& socket)
 void MessageReader::clear()
 {
 	_buffer.clear();
+	_end = 0;
 	_position = 0;
+	_ready = 0;
 }
 
 } // namespace BlueTusk

@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include <algorithm>
 
 namespace BlueTusk {
 
@@ -24,7 +25,10 @@ std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
 		abandonWrite();
 		throw;
 	}
-	return runCycle();
+	hintRows(sql);
+	std::vector<QueryResult> results = runCycle();
+	rememberRows(sql, results);
+	return results;
 }
 
 
@@ -35,11 +39,7 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(std::string(), sql);
-		_writer.bind(std::string(), std::string(), parameters);
-		_writer.describePortal(std::string());
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.unnamedQuery(sql, parameters);   // Parse/Bind/Describe/Execute/Sync in one pass
 	}
 	catch (...)
 	{
@@ -47,9 +47,39 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 		throw;
 	}
 	_closesInFlight.clear();
+	hintRows(sql);
 	std::vector<QueryResult> results = runCycle();
+	rememberRows(sql, results);
 	if (results.empty()) return QueryResult();
 	return std::move(results.front());
+}
+
+namespace {
+
+const std::size_t MANY_ROWS = 1024;          // fewer: the vector's growth costs little, nothing is remembered
+const std::size_t MAX_ROWS_HINT = 1 << 20;   // 24 MB of Row handles at the most, reserved on a hint
+
+} // namespace
+
+
+void ProtocolSession::hintRows(const std::string& sql)
+{
+	_rowsHint = _rowsHintCount > 0 && sql == _rowsHintSql ? std::min(_rowsHintCount, MAX_ROWS_HINT) : 0;
+}
+
+
+void ProtocolSession::rememberRows(const std::string& sql, const std::vector<QueryResult>& results)
+{
+	const std::size_t rows = results.empty() ? 0 : results.front().rows.size();
+	if (rows >= MANY_ROWS)
+	{
+		if (_rowsHintSql != sql) _rowsHintSql = sql;
+		_rowsHintCount = rows;
+	}
+	else if (_rowsHintCount > 0 && sql == _rowsHintSql)
+	{
+		_rowsHintCount = 0;
+	}
 }
 
 } // namespace BlueTusk

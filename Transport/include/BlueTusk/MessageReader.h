@@ -53,6 +53,22 @@ public:
 		/// Takes the next complete message out of the buffer; false when none is complete yet.
 		/// Throws BlueTuskProtocolException for an invalid or oversized length.
 
+	struct View
+		/// A message still in the reader's buffer: valid until the next call that reads, feeds or clears.
+	{
+		char type = 0;
+		const char* body = nullptr;
+		std::size_t length = 0;   /// of the body (the message length minus its own 4 bytes)
+	};
+
+	bool complete();
+		/// True when a whole message is buffered; throws BlueTuskProtocolException for an invalid or
+		/// oversized length, as next() does.
+
+	bool next(View& view);
+		/// As next(BackendMessage&), without copying the body out of the buffer (doc/performance.md,
+		/// "Pass 3"); view is valid until the next call that reads, feeds or clears.
+
 	std::size_t buffered() const;
 		/// Bytes buffered and not yet returned.
 
@@ -78,9 +94,13 @@ public:
 
 private:
 	bool fill(Poco::Net::StreamSocket& socket);
+	char* room(std::size_t length);
+		/// At least length writable bytes at _end (compacting or growing the storage).
 
 	std::string _buffer;
+	std::size_t _end = 0;        /// end of the received bytes in _buffer (its size is the storage)
 	std::size_t _position = 0;
+	std::size_t _ready = 0;      /// bytes of the complete message at _position once complete() saw it, else 0
 	std::size_t _maxLength;
 	std::size_t _maxShortLength;
 };

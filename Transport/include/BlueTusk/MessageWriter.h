@@ -67,6 +67,12 @@ public:
 		/// natural type when the list is shorter; Parameter::encode) in binary or text as it chooses, and
 		/// the given result format codes (empty: all text). Throws BlueTuskTypeException (from encode) or
 		/// BlueTuskProtocolException; the message is then incomplete: clear() the writer.
+	void unnamedQuery(const std::string& sql, const std::vector<FieldValue>& parameters);
+		/// Parse of the unnamed statement (no parameter types), Bind of the unnamed portal with text
+		/// parameters and text results, Describe of the portal, Execute (all rows) and Sync: the same bytes
+		/// as parse(), bind(), describePortal(), execute() and sync() in a row, written in one pass with one
+		/// buffer growth (doc/performance.md, "Pass 3"). Throws BlueTuskProtocolException for a NUL in sql,
+		/// more than 65535 parameters or a message over 2 GiB; the buffer is then incomplete: clear() it.
 	void close(char kind, const std::string& name);
 		/// 'C' Close of a statement ('S') or portal ('P').
 	void describePortal(const std::string& portal);

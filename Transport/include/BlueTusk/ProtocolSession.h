@@ -188,16 +188,21 @@ private:
 	void closeSocket();
 	void setReceiveTimeout(const Poco::Timespan& timeout);
 	void handleReady(const BackendMessage& message);
+	void handleReady(char status);
+		/// The transaction status of a ReadyForQuery ('I', 'T', 'E').
 	bool handleAsync(const BackendMessage& message);
 	BlueTuskServerException::Fields errorOrFatal(const BackendMessage& message);
 		/// An ErrorResponse's fields; for FATAL or PANIC the session is broken and the error thrown
 		/// (BlueTuskServerException, sessionUsable() false).
 	BackendMessage receiveInCycle();
 	void receiveInCycle(BackendMessage& message);
-	void receiveBeforeExpiry(BackendMessage& message);
-		/// receiveInCycle() while _commandExpiryArmed: every read waits only until _commandExpiry, so a
-		/// server that trickles its answer byte by byte is bounded too (Poco::TimeoutException at expiry).
 		/// As receiveInCycle(), into message (its body's capacity is reused: no allocation per DataRow).
+	void awaitInCycle();
+		/// Waits until the reader holds a whole message, under the command timeout or deadline, with the
+		/// cancel and broken-session handling of receiveInCycle(); the message stays in the reader.
+	void awaitBeforeExpiry();
+		/// awaitInCycle() while _commandExpiryArmed: every read waits only until _commandExpiry, so a
+		/// server that trickles its answer byte by byte is bounded too (Poco::TimeoutException at expiry).
 	void sendWriter();
 		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
 		/// breaks the session (BlueTuskSessionBrokenException).
@@ -205,6 +210,11 @@ private:
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
 		/// prepared statement executed without Describe (its rows arrive without one).
+	void hintRows(const std::string& sql);
+		/// Sets _rowsHint for sql: the row count of its previous run when that was large (rememberRows()),
+		/// so readCycle() reserves the rows vector once instead of growing it (doc/performance.md, "Pass 3").
+	void rememberRows(const std::string& sql, const std::vector<QueryResult>& results);
+		/// Remembers sql's row count when its first result had at least 1,024 rows; forgets it when fewer.
 	std::vector<QueryResult> readCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
 	bool writePendingReset();
@@ -295,6 +305,9 @@ private:
 	AddressAttemptList _attempts;
 	mutable Poco::FastMutex _cancelMutex;
 	std::vector<Poco::UInt32> _parameterDescription;   /// the last ParameterDescription received
+	std::string _rowsHintSql;        /// the last statement that returned many rows (rememberRows())
+	std::size_t _rowsHintCount = 0;  /// how many it returned; 0: none remembered
+	std::size_t _rowsHint = 0;       /// rows to reserve for the first result of the running command
 	StatementCache _statementCache{128, 2};
 	std::vector<std::string> _pendingCloses;           /// statements to Close in front of the next extended command
 	std::vector<std::string> _closesInFlight;          /// ... put into the writer (restored by abandonWrite())

@@ -23,6 +23,7 @@ class SessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testWrongPassword);
 	CPPUNIT_TEST(testSimpleQueryResults);
 	CPPUNIT_TEST(testExtendedQueryParameters);
+	CPPUNIT_TEST(testRepeatedLargeResults);
 	CPPUNIT_TEST(testServerErrorKeepsSession);
 	CPPUNIT_TEST(testTransactionStatusAndReset);
 	CPPUNIT_TEST(testDeferredReset);
@@ -134,6 +135,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), select.rows.size());
 		CPPUNIT_ASSERT_EQUAL(std::string("v"), *select.rows[0][1]);
 		CPPUNIT_ASSERT(!select.rows[2][1]);
+	}
+
+	void testRepeatedLargeResults()
+	{
+		// A statement that returned many rows has them reserved on its next run (doc/performance.md,
+		// "Pass 3"); the rows are the same, and a smaller answer keeps no unused reserve.
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE big AS SELECT g AS id FROM generate_series(1, 3000) g");
+		const std::string sql = "SELECT id FROM big ORDER BY id";
+		for (int run = 0; run < 2; ++run)
+		{
+			std::vector<QueryResult> results = session->executeSimple(sql);
+			CPPUNIT_ASSERT_EQUAL(std::size_t(3000), results.at(0).rows.size());
+			CPPUNIT_ASSERT_EQUAL(std::string("3000"), *results[0].rows.back().at(0));
+			if (run == 1) CPPUNIT_ASSERT_EQUAL(std::size_t(3000), results[0].rows.capacity());   // reserved once
+		}
+		session->executeSimple("DELETE FROM big WHERE id > 10");
+		std::vector<QueryResult> results = session->executeSimple(sql);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(10), results.at(0).rows.size());
+		CPPUNIT_ASSERT(results[0].rows.capacity() < 3000);
+		QueryResult extended = session->execute(sql, {});
+		CPPUNIT_ASSERT_EQUAL(std::size_t(10), extended.rows.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("10"), *extended.rows.back().at(0));
 	}
 
 	void testServerErrorKeepsSession()

@@ -58,7 +58,9 @@ class CodecTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testExtendedQueryMessages);
 	CPPUNIT_TEST(testPasswordAndSaslMessages);
 	CPPUNIT_TEST(testNulRejected);
+	CPPUNIT_TEST(testUnnamedQuery);
 	CPPUNIT_TEST(testReaderFraming);
+	CPPUNIT_TEST(testReaderViews);
 	CPPUNIT_TEST(testReaderLimits);
 	CPPUNIT_TEST(testErrorFields);
 	CPPUNIT_TEST(testRowDescriptionAndDataRow);
@@ -137,6 +139,78 @@ public:
 		writer.clear();
 		writer.query("SELECT 2");
 		CPPUNIT_ASSERT_EQUAL(frame('Q', cstr("SELECT 2")), writer.buffer());
+	}
+
+	void testUnnamedQuery()
+	{
+		// The one-pass form writes the bytes of parse/bind/describePortal/execute/sync, after what is there.
+		MessageWriter sequence;
+		sequence.query("DISCARD ALL");
+		sequence.parse("", "SELECT $1, $2, $3");
+		sequence.bind("", "", {std::string("a"), std::nullopt, std::string("")});
+		sequence.describePortal("");
+		sequence.execute("", 0);
+		sequence.sync();
+		MessageWriter writer;
+		writer.query("DISCARD ALL");
+		writer.unnamedQuery("SELECT $1, $2, $3", {std::string("a"), std::nullopt, std::string("")});
+		CPPUNIT_ASSERT_EQUAL(sequence.buffer(), writer.buffer());
+		writer.clear();
+		writer.unnamedQuery("SELECT 1", {});
+		CPPUNIT_ASSERT_EQUAL(frame('P', cstr("") + cstr("SELECT 1") + int16(0)) + frame('B', cstr("") + cstr("") + int16(0) + int16(0) + int16(0)) +
+			frame('D', "P" + cstr("")) + frame('E', cstr("") + int32(0)) + frame('S', ""), writer.buffer());
+		writer.clear();
+		CPPUNIT_ASSERT_THROW(writer.unnamedQuery(std::string("SELECT 1\0", 9), {}), BlueTuskProtocolException);
+		CPPUNIT_ASSERT(writer.empty());   // checked before anything is written
+		CPPUNIT_ASSERT_THROW(writer.unnamedQuery("SELECT 1", std::vector<FieldValue>(65536, std::string("1"))), BlueTuskProtocolException);
+		CPPUNIT_ASSERT(writer.empty());
+	}
+
+	void testReaderViews()
+	{
+		// Views and copies mixed, fed byte by byte: each view's body is the message's, in order.
+		MessageReader reader;
+		const std::string stream = frame('T', int16(0)) + frame('D', int16(1) + int32(2) + "42") + frame('C', cstr("SELECT 1")) + frame('Z', "I");
+		std::vector<std::string> bodies;
+		std::string types;
+		for (char c: stream)
+		{
+			reader.feed(&c, 1);
+			CPPUNIT_ASSERT_EQUAL(reader.complete(), reader.complete());   // asking twice changes nothing
+			MessageReader::View view;
+			if (types.size() % 2 == 0 ? reader.next(view) : false)
+			{
+				types += view.type;
+				bodies.emplace_back(view.body, view.length);
+			}
+			BackendMessage message;
+			if (types.size() % 2 == 1 && reader.next(message))
+			{
+				types += message.type;
+				bodies.push_back(message.body);
+			}
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("TDCZ"), types);
+		CPPUNIT_ASSERT_EQUAL(int16(1) + int32(2) + "42", bodies[1]);
+		CPPUNIT_ASSERT_EQUAL(cstr("SELECT 1"), bodies[2]);
+		CPPUNIT_ASSERT_EQUAL(std::string("I"), bodies[3]);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(0), reader.buffered());
+		// A large consumed front is compacted away while a partial message stays intact.
+		const std::string big = frame('D', int16(1) + int32(70000) + std::string(70000, 'x'));
+		reader.feed(big.data(), big.size());
+		reader.feed(stream.data(), 6);   // 6 of the RowDescription's 7 bytes
+		MessageReader::View view;
+		CPPUNIT_ASSERT(reader.next(view));
+		CPPUNIT_ASSERT_EQUAL(big.size() - 5, view.length);
+		CPPUNIT_ASSERT(!reader.next(view));
+		reader.feed(stream.data() + 6, stream.size() - 6);   // compacts (the consumed 70 KB) before appending
+		BackendMessage message;
+		CPPUNIT_ASSERT(reader.next(message));
+		CPPUNIT_ASSERT_EQUAL('T', message.type);
+		CPPUNIT_ASSERT_EQUAL(int16(0), message.body);
+		CPPUNIT_ASSERT_EQUAL(stream.size() - 7, reader.buffered());
+		reader.clear();
+		CPPUNIT_ASSERT(!reader.complete());
 	}
 
 	void testReaderFraming()
