@@ -93,11 +93,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 		}
 	}
 	// A value in which a secret was masked does not round-trip (ConnectionSettings::toString()); every
-	// other printed form must parse.
-	const std::size_t password = printed.find("Password=***;");
-	std::string rest = printed;
-	if (password != std::string::npos) rest.erase(password, 13);
-	if (rest.find("***") != std::string::npos) return 0;
+	// other printed form must parse. Looked for in the unquoted values, not the raw text: a host list that
+	// held "...;Password=<secret>;..." prints as "...;Password=***;..." inside the Host value, which a
+	// search for the Password field's own text mistook for it (CI, seed 1), and the masked host list then
+	// split into fewer hosts than its ports.
+	for (const auto& [name, value]: fields)
+	{
+		if (name != "Password" && value.find("***") != std::string::npos) return 0;
+	}
 	try
 	{
 		ConnectionSettings::parse(printed, {});
