@@ -27,8 +27,17 @@ void SessionCloser::add(Session::Ptr session)
 }
 
 
+void SessionCloser::wakeLater(std::shared_ptr<PoolWaiter> waiter)
+{
+	_wakeUps.push_back(std::move(waiter));
+}
+
+
 void SessionCloser::closeAll()
 {
+	// The waiters first: a woken checkout can take its grant while the sessions close.
+	for (auto& waiter: _wakeUps) waiter->wakeUp.notify_one();
+	_wakeUps.clear();
 	if (_sessions.empty()) return;
 	std::vector<Session::Ptr> sessions;
 	sessions.swap(_sessions);
@@ -130,14 +139,12 @@ bool PoolManager::Impl::reserveLocked(EndpointPool& pool)
 }
 
 
-std::list<Detail::PoolWaiter*>::iterator PoolManager::Impl::completeLocked(std::list<Detail::PoolWaiter*>::iterator it)
+PoolManager::Impl::WaiterQueue::iterator PoolManager::Impl::completeLocked(WaiterQueue::iterator it, Detail::SessionCloser& closer)
 {
-	Detail::PoolWaiter* waiter = *it;
-	for (EndpointPool* candidate: waiter->candidates)
+	for (EndpointPool* candidate: (*it)->candidates)
 		--state(*candidate).pending;
-	auto next = waiters.erase(it);
-	waiter->wakeUp.notify_one();
-	return next;
+	closer.wakeLater(std::move(*it));
+	return waiters.erase(it);
 }
 
 
@@ -147,7 +154,7 @@ void PoolManager::Impl::dispatchLocked(EndpointPool& pool, Detail::SessionCloser
 	auto it = waiters.begin();
 	while (it != waiters.end())
 	{
-		Detail::PoolWaiter* waiter = *it;
+		Detail::PoolWaiter* waiter = it->get();
 		if (!waiter->includes(&pool))
 		{
 			++it;
@@ -158,24 +165,24 @@ void PoolManager::Impl::dispatchLocked(EndpointPool& pool, Detail::SessionCloser
 		waiter->grant.pool = &pool;
 		waiter->grant.entry = std::move(entry);
 		waiter->granted = true;
-		it = completeLocked(it);
+		it = completeLocked(it, closer);
 	}
 }
 
 
-bool PoolManager::Impl::handOffLocked(EndpointPool& pool, PoolEntryPtr& entry)
+bool PoolManager::Impl::handOffLocked(EndpointPool& pool, PoolEntryPtr& entry, Detail::SessionCloser& closer)
 {
 	if (state(pool).draining) return false;
 	for (auto it = waiters.begin(); it != waiters.end(); ++it)
 	{
-		Detail::PoolWaiter* waiter = *it;
+		Detail::PoolWaiter* waiter = it->get();
 		if (waiter->includes(&pool))
 		{
 			entry->pool = &pool;
 			waiter->grant.pool = &pool;
 			waiter->grant.entry = std::move(entry);
 			waiter->granted = true;
-			completeLocked(it);
+			completeLocked(it, closer);
 			return true;
 		}
 	}
@@ -188,13 +195,13 @@ void PoolManager::Impl::failDrainedWaitersLocked(Detail::SessionCloser& closer)
 	auto it = waiters.begin();
 	while (it != waiters.end())
 	{
-		Detail::PoolWaiter* waiter = *it;
+		Detail::PoolWaiter* waiter = it->get();
 		bool allDraining = std::all_of(waiter->candidates.begin(), waiter->candidates.end(),
 			[](EndpointPool* candidate) { return state(*candidate).draining; });
 		if (allDraining)
 		{
 			waiter->drained = true;
-			it = completeLocked(it);
+			it = completeLocked(it, closer);
 		}
 		else ++it;
 	}
@@ -214,7 +221,7 @@ void PoolManager::Impl::parkLocked(EndpointPool& pool, PoolEntryPtr entry, Detai
 		discardLocked(pool, std::move(entry->session), false, closer);
 		return;
 	}
-	if (handOffLocked(pool, entry)) return;
+	if (handOffLocked(pool, entry, closer)) return;
 	if (options.keepIdle)
 	{
 		entry->pool = &pool;
@@ -392,7 +399,9 @@ std::vector<EndpointPool*> PoolManager::pools() const
 
 PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline)
 {
-	Detail::PoolWaiter waiter;
+	// Shared with the queue and with whoever completes it (it wakes the waiter after unlocking).
+	const std::shared_ptr<Detail::PoolWaiter> queued = std::make_shared<Detail::PoolWaiter>();
+	Detail::PoolWaiter& waiter = *queued;
 	for (EndpointPool* candidate: candidates)
 	{
 		if (candidate && !waiter.includes(candidate)) waiter.candidates.push_back(candidate);
@@ -432,7 +441,7 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 		[](EndpointPool* candidate) { return Impl::state(*candidate).draining; });
 	if (!allDraining)
 	{
-		_impl->waiters.push_back(&waiter);
+		_impl->waiters.push_back(queued);
 		for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).pending;
 		while (!waiter.granted && !waiter.drained)
 		{
@@ -463,7 +472,7 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 			" (drain() was called; resume() or a new data source ends it): " + counts);
 	}
 	// Still queued: the deadline passed.
-	auto it = std::find(_impl->waiters.begin(), _impl->waiters.end(), &waiter);
+	auto it = std::find(_impl->waiters.begin(), _impl->waiters.end(), queued);
 	if (it != _impl->waiters.end())
 	{
 		for (EndpointPool* candidate: waiter.candidates) --Impl::state(*candidate).pending;

@@ -6,7 +6,8 @@
 // Private: the state behind PoolManager and EndpointPool. Every pool of a manager shares the manager's one
 // mutex; the helpers named *Locked must be called with it held. No I/O (opening, resetting or closing a
 // session) ever happens while the mutex is held: sessions to close are collected in a SessionCloser that
-// closes them after the lock is released.
+// closes them after the lock is released; so are the waiters to wake, so that a woken checkout does not at
+// once block again on the mutex its waker still holds (doc/performance.md, row 14a).
 //
 
 #ifndef BlueTusk_PoolManagerImpl_INCLUDED
@@ -20,6 +21,7 @@
 #include <condition_variable>
 #include <exception>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,9 +31,11 @@ namespace BlueTusk {
 namespace Detail {
 
 struct PoolWaiter
-	/// One checkout waiting in PoolManager::waitForAny(). Lives on the waiting thread's stack; it is in the
-	/// manager's FIFO queue exactly while it waits. Whoever completes it (grant or drain failure) removes it
-	/// from the queue, adjusts the pools' pending counts and signals wakeUp, all under the manager's mutex.
+	/// One checkout waiting in PoolManager::waitForAny(). Shared by the waiting thread and, while it waits,
+	/// the manager's FIFO queue. Whoever completes it (grant or drain failure) removes it from the queue and
+	/// adjusts the pools' pending counts under the manager's mutex, and signals wakeUp after releasing it
+	/// (SessionCloser::wakeLater): the shared ownership keeps the condition variable alive for that signal
+	/// even when the waiter has already seen its grant (a timed-out wait) and returned.
 {
 	std::vector<EndpointPool*> candidates; /// distinct pools, in the caller's order
 	std::condition_variable wakeUp;
@@ -47,8 +51,9 @@ struct PoolWaiter
 
 
 class SessionCloser
-	/// Collects sessions to close under the lock and closes them in its destructor. Declare it before the
-	/// lock guard so that it is destroyed (and closes) after the lock is released.
+	/// Collects sessions to close and waiters to wake under the lock; wakes and closes them in its
+	/// destructor. Declare it before the lock guard so that it is destroyed (and acts) after the lock is
+	/// released.
 {
 public:
 	SessionCloser(Poco::Logger& logger, const SecretRedactor& redactor):
@@ -59,12 +64,15 @@ public:
 
 	~SessionCloser()
 	{
-		if (!_sessions.empty()) closeAll();
+		if (!_sessions.empty() || !_wakeUps.empty()) closeAll();
 	}
 
 	void add(Session::Ptr session);
+	void wakeLater(std::shared_ptr<PoolWaiter> waiter);
+		/// waiter, completed under the lock, is signalled by closeAll() or the destructor.
 	void closeAll();
-		/// Closes and destroys every collected session now (the lock must not be held). Never throws.
+		/// Wakes every collected waiter, then closes and destroys every collected session, now (the lock
+		/// must not be held). Never throws.
 
 	std::size_t size() const;
 
@@ -75,6 +83,7 @@ private:
 	Poco::Logger& _logger;
 	const SecretRedactor& _redactor;
 	std::vector<Session::Ptr> _sessions;
+	std::vector<std::shared_ptr<PoolWaiter>> _wakeUps;
 };
 
 std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor);
@@ -151,7 +160,7 @@ struct PoolManager::Impl
 	std::vector<PoolObserver::Ptr> observers;               /// every observer installed, kept until the end
 	std::vector<std::unique_ptr<EndpointPool>> pools;       /// creation order
 	std::map<BlueTuskHostEndpoint, EndpointPool*> index;
-	std::list<Detail::PoolWaiter*> waiters;                 /// FIFO: front() waits longest
+	std::list<std::shared_ptr<Detail::PoolWaiter>> waiters;           /// FIFO: front() waits longest
 	std::condition_variable pruneWakeUp;
 	bool stopPruning = false;                               /// the pruning thread is to end
 	bool stopping = false;                                  /// the manager is being destroyed
@@ -175,11 +184,14 @@ struct PoolManager::Impl
 		/// Serves the waiters whose set contains pool, first come first served, with its idle sessions and
 		/// then reservations, for as long as it has capacity. Call after anything that may add capacity.
 
-	bool handOffLocked(EndpointPool& pool, PoolEntryPtr& entry);
+	bool handOffLocked(EndpointPool& pool, PoolEntryPtr& entry, Detail::SessionCloser& closer);
 		/// Gives entry (counted busy in pool) to the first waiter whose set contains pool; false if none.
 
-	std::list<Detail::PoolWaiter*>::iterator completeLocked(std::list<Detail::PoolWaiter*>::iterator it);
-		/// Removes a waiter from the queue, undoes its pending counts and wakes it. Returns the next one.
+	using WaiterQueue = std::list<std::shared_ptr<Detail::PoolWaiter>>;
+
+	WaiterQueue::iterator completeLocked(WaiterQueue::iterator it, Detail::SessionCloser& closer);
+		/// Removes a waiter from the queue, undoes its pending counts and has closer wake it once the lock
+		/// is released. Returns the next one.
 
 	void failDrainedWaitersLocked(Detail::SessionCloser& closer);
 		/// Fails the waiters whose every candidate is draining, and lets the pools that still serve give

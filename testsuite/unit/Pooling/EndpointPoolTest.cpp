@@ -6,6 +6,7 @@
 //
 
 #include "EndpointPoolFixture.h"
+#include <atomic>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -25,6 +26,7 @@ class EndpointPoolTest: public EndpointPoolFixture
 	CPPUNIT_TEST(testOpenFailureGrantsWaiter);
 	CPPUNIT_TEST(testCancelReservationGrantsWaiter);
 	CPPUNIT_TEST(testNoBargingWhileOthersWait);
+	CPPUNIT_TEST(testGrantsRacingTimeoutsLoseNoLease);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -374,6 +376,54 @@ public:
 		a.release(std::move(received.entry));
 		b.release(std::move(b1));
 		b.release(std::move(again));
+	}
+
+	void testGrantsRacingTimeoutsLoseNoLease()
+	{
+		// A waiter is woken after the pool's lock is released, so a grant and the waiter's own timeout can
+		// meet: the waiter must take a grant made before it gave up, and a grant must never go to a waiter
+		// that already left. 6 threads on 2 sessions with 1-3 ms deadlines for 300 ms: every checkout ends
+		// either with a session or with a timeout, and at the end every session is back.
+		PoolManager& manager = makeManager(poolSettings(0, 2));
+		EndpointPool& pool = manager.pool(endpointNo(1));
+		std::atomic<int> granted{0};
+		std::atomic<int> timedOut{0};
+		std::atomic<int> held{0};
+		std::atomic<int> overCapacity{0};
+		const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+		std::vector<std::thread> threads;
+		for (int i = 0; i < 6; ++i)
+		{
+			threads.emplace_back([&, i]
+			{
+				while (std::chrono::steady_clock::now() < until)
+				{
+					try
+					{
+						PoolGrant grant = manager.waitForAny({&pool}, inMilliseconds(1 + i % 3));
+						PoolEntryPtr entry = grant.entry ? std::move(grant.entry) : grant.pool->openReserved();
+						if (++held > 2) ++overCapacity;
+						++granted;
+						std::this_thread::yield();
+						--held;
+						grant.pool->release(std::move(entry));
+					}
+					catch (BlueTuskPoolTimeoutException&)
+					{
+						++timedOut;
+					}
+				}
+			});
+		}
+		for (auto& thread: threads) thread.join();
+		PoolStatistics stats = pool.statistics();
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(stats.toString(), 0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(stats.toString(), 0, stats.pending);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(stats.toString(), stats.total, stats.idle);
+		CPPUNIT_ASSERT(stats.total <= 2);
+		CPPUNIT_ASSERT_EQUAL(0, overCapacity.load());
+		CPPUNIT_ASSERT(granted.load() > 100);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(timedOut.load()), stats.checkoutTimeouts);
 	}
 };
 
