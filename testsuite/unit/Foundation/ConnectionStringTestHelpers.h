@@ -10,6 +10,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -65,6 +66,31 @@ inline std::string parseError(const std::string& text, const Environment& enviro
 inline bool contains(const std::string& text, const std::string& part)
 {
 	return text.find(part) != std::string::npos;
+}
+
+
+struct Rejection
+	/// One bad value for assertRejections(): the string's tail and the parts its message must contain.
+{
+	std::string tail;
+	std::vector<std::string> parts;
+};
+
+
+inline void assertRejections(const std::string& base, std::initializer_list<Rejection> rejections)
+	/// For each rejection, parses base + tail (which must throw BlueTuskConnectionStringException) and
+	/// asserts that the message contains every expected part and nothing of base's "Password=" value.
+{
+	const std::string::size_type at = base.find("Password=");
+	const std::string secret = at == std::string::npos ? std::string() : base.substr(at + 9, base.find(';', at) - at - 9);
+	for (const auto& rejection: rejections)
+	{
+		const std::string message = parseError(base + rejection.tail);
+		for (const auto& part: rejection.parts)
+			CPPUNIT_ASSERT_MESSAGE("\"" + message + "\" (for " + rejection.tail + ") does not contain \"" + part + "\"", contains(message, part));
+		if (!secret.empty())
+			CPPUNIT_ASSERT_MESSAGE("the password is in \"" + message + "\"", !contains(message, secret));
+	}
 }
 
 } } // namespace BlueTusk::Test
