@@ -294,8 +294,18 @@ public:
 		const int naiveMisses = writeThenRead(*naive, *naive, 1000, false, naiveOnStandby);
 		std::cout << "  without it: " << naiveMisses << " misses, " << naiveOnStandby << " reads on a standby" << std::endl;
 		CPPUNIT_ASSERT_EQUAL(1000, naiveOnStandby);
-		CPPUNIT_ASSERT(naiveMisses >= 1);
 		CPPUNIT_ASSERT(!naive->walPosition().isValid());   // Read Your Writes off: nothing remembered
+		// How often a free-running standby lags behind the read is timing (0 to dozens of the 1000 above on
+		// these two cores: the test asserted at least one and failed 1 run in 4 while the machine was busy),
+		// so it is reported, not asserted. The control that shows the first loop's 0 is Read Your Writes'
+		// doing: with replay paused, the same reads without it miss every time (tearDown resumes replay).
+		setReplay(2, true);
+		setReplay(3, true);
+		int pausedOnStandby = 0;
+		const int pausedMisses = writeThenRead(*naive, *naive, 5, false, pausedOnStandby);
+		std::cout << "  without it, replay paused: " << pausedMisses << " misses of 5" << std::endl;
+		CPPUNIT_ASSERT_EQUAL(5, pausedOnStandby);
+		CPPUNIT_ASSERT_EQUAL(5, pausedMisses);
 	}
 
 	void testFallbackToPrimaryWithinTimeout()
