@@ -149,11 +149,49 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 		if (secret.size() >= minimumSecretLength) ordered.push_back(secret);
 	}
 	std::sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+	// Every occurrence of every secret is found in the text as it stands, and each run of covered
+	// characters becomes one mask: secrets that overlap ("abcd" and "cdef" in "abcdef") are masked
+	// together. Replacing one secret after another could leave a secret behind that the masks themselves
+	// form: "Pas" + "***" (another secret's mask) holds the secret "as*" (found by ConnectionStringFuzzer).
+	// So while a secret with a '*' still occurs and holds a character that is not a mask's, its
+	// occurrences are masked again; each round masks at least one more character of the text, and a
+	// secret of '*' alone (which every mask matches) is not chased.
+	const bool starred = std::any_of(ordered.begin(), ordered.end(), [](const std::string& secret) { return secret.find('*') != std::string::npos; });
 	std::string result = message;
-	for (const std::string& secret: ordered)
+	std::vector<bool> isMask(result.size(), false);
+	for (bool again = true; again;)
 	{
-		for (std::size_t found = result.find(secret); found != std::string::npos; found = result.find(secret, found + 3))
-			result.replace(found, secret.size(), "***");
+		again = false;
+		std::vector<bool> covered(result.size(), false);
+		for (const std::string& secret: ordered)
+		{
+			for (std::size_t found = result.find(secret); found != std::string::npos; found = result.find(secret, found + 1))
+			{
+				const auto from = isMask.begin() + static_cast<std::ptrdiff_t>(found);
+				if (std::find(from, from + static_cast<std::ptrdiff_t>(secret.size()), false) == from + static_cast<std::ptrdiff_t>(secret.size())) continue;
+				std::fill(covered.begin() + static_cast<std::ptrdiff_t>(found), covered.begin() + static_cast<std::ptrdiff_t>(found + secret.size()), true);
+				again = starred;
+			}
+		}
+		if (std::find(covered.begin(), covered.end(), true) == covered.end()) break;
+		std::string masked;
+		std::vector<bool> maskedIsMask;
+		masked.reserve(result.size());
+		for (std::size_t i = 0; i < result.size();)
+		{
+			if (!covered[i])
+			{
+				masked += result[i];
+				maskedIsMask.push_back(isMask[i]);
+				++i;
+				continue;
+			}
+			while (i < result.size() && covered[i]) ++i;
+			masked += "***";
+			maskedIsMask.insert(maskedIsMask.end(), 3, true);
+		}
+		result.swap(masked);
+		isMask.swap(maskedIsMask);
 	}
 	// A value shortened for the message (Detail::quoted: '..."') may end in the first part of a secret.
 	static const std::string cut = "...\"";

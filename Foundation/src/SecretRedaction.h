@@ -25,9 +25,10 @@ std::vector<std::string> passwordCandidates(const std::string& connectionString)
 	/// between (a URL's user info password, also one with an unencoded '/').
 
 std::string redactSecrets(const std::string& message, const std::vector<std::string>& secrets);
-	/// message with every occurrence of every secret of 3 or more characters replaced by "***"
-	/// (longest first), and the start of a secret (3 characters or more) that ends a value shortened for
-	/// the message ('..."') too. Shorter secrets are left alone: replacing them would garble the message.
+	/// message with every occurrence of every secret of 3 or more characters masked (each run of covered
+	/// characters becomes "***", again while a mask forms a secret holding a '*'), and the start of a
+	/// secret (3 characters or more) that ends a value shortened for the message ('..."') too. Shorter
+	/// secrets are left alone: replacing them would garble the message.
 
 } } // namespace BlueTusk::Detail
 

@@ -38,8 +38,11 @@ public:
 		/// A redactor for secrets (empty or short ones are ignored, duplicates kept once).
 
 	std::string redact(const std::string& text) const;
-		/// text with every secret replaced by "***", longest first, and the start of a secret that ends a
-		/// value shortened for a message ('..."') too.
+		/// text with every occurrence of every secret masked: each run of characters that some occurrence
+		/// covers becomes one "***" (secrets that overlap are masked together), repeated while a secret
+		/// holding a '*' is formed again by a mask and the text around it; the start of a secret that ends
+		/// a value shortened for a message ('..."') is masked too. The result contains no secret, except
+		/// that a secret of '*' characters alone matches every mask.
 
 	void redact(Poco::Exception& exc) const;
 		/// Redacts exc in place: its message, and for a BlueTuskException whatever else it carries as data

@@ -1,0 +1,101 @@
+//
+// SecretRedactorTest.cpp
+//
+// SecretRedactor, the one redaction point of every message (doc/reliability.md, finding 1): what it masks,
+// overlapping secrets, and secrets that the masks themselves could form again (a secret holding '*',
+// found by ConnectionStringFuzzer's long run).
+//
+
+#include "ConnectionStringTestHelpers.h"
+#include "BlueTusk/SecretRedactor.h"
+#include "Poco/Base64Decoder.h"
+#include <iterator>
+#include <sstream>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+
+class SecretRedactorTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(SecretRedactorTest);
+	CPPUNIT_TEST(testMasksEveryOccurrence);
+	CPPUNIT_TEST(testShortSecretsAreLeftAlone);
+	CPPUNIT_TEST(testOverlappingSecretsAreMaskedTogether);
+	CPPUNIT_TEST(testMaskDoesNotFormAStarredSecret);
+	CPPUNIT_TEST(testSecretOfStarsOnly);
+	CPPUNIT_TEST(testFuzzerFinding);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testMasksEveryOccurrence()
+	{
+		const SecretRedactor redactor({"s3cret"});
+		CPPUNIT_ASSERT_EQUAL(std::string("a *** b ***, ***"), redactor.redact("a s3cret b s3cret, s3cret"));
+		CPPUNIT_ASSERT_EQUAL(std::string("nothing here"), redactor.redact("nothing here"));
+		CPPUNIT_ASSERT(!redactor.reveals(redactor.redact("xs3crets3cretx")));
+	}
+
+	void testShortSecretsAreLeftAlone()
+	{
+		const SecretRedactor redactor({"ab", ""});
+		CPPUNIT_ASSERT_EQUAL(std::string("ab cab"), redactor.redact("ab cab"));
+	}
+
+	void testOverlappingSecretsAreMaskedTogether()
+	{
+		// One after the other, "abcd" first (the longer) left "***ef": part of "cdef" printed.
+		const SecretRedactor redactor({"cdef", "abcde"});
+		CPPUNIT_ASSERT_EQUAL(std::string("x *** y"), redactor.redact("x abcdef y"));
+		CPPUNIT_ASSERT_EQUAL(std::string("*** ***"), redactor.redact("abcde cdef"));
+	}
+
+	void testMaskDoesNotFormAStarredSecret()
+	{
+		// "xyz" masked gives "Pas***", which holds the secret "as*": that is masked too.
+		const SecretRedactor redactor({"xyz", "as*"});
+		const std::string text = redactor.redact("Pasxyz");
+		CPPUNIT_ASSERT_MESSAGE(text, !redactor.reveals(text));
+		CPPUNIT_ASSERT_EQUAL(std::string("P*****"), text);
+		// a chain: each round masks more, and the text ends without any secret
+		const SecretRedactor chain({"a**", "ba*", "cb*", "zzz"});
+		const std::string chained = chain.redact("[cbazzz]");   // [cba***], then [c****]
+		CPPUNIT_ASSERT_MESSAGE(chained, !chain.reveals(chained));
+		CPPUNIT_ASSERT_EQUAL(std::string("[c****]"), chained);
+	}
+
+	void testSecretOfStarsOnly()
+	{
+		// A password of '*' alone matches every mask; the text is masked once and the loop ends.
+		const SecretRedactor redactor({"***", "abc"});
+		CPPUNIT_ASSERT_EQUAL(std::string("*** and ***"), redactor.redact("*** and abc"));
+		const SecretRedactor stars({"****"});
+		CPPUNIT_ASSERT_EQUAL(std::string("x***x"), stars.redact("x********x"));
+	}
+
+	void testFuzzerFinding()
+	{
+		// ConnectionStringFuzzer (fresh seed, 693,796 executions in): a broken URL's password candidate
+		// "as*" was printed in the Database value, formed by "Pas" and the mask of another candidate.
+		std::istringstream base64("aG9zdD1kInkiIiIiIiIiIiIAAAAicm9uXyIiIiIiIiLBIlBhc3N3NjQgdXNlcj1yb25fIiIiIiLBIlBhc3N3IiIiIiIiwSJQIiIiIgLB"
+			"IlBhc3N3b3JkPSJiISIiIiICUGFzc3dvcmQ9IiIiIiIqIiIiIiIiIiIiImFQIiIiUGFzc3c6KiciwXAiIiIqInFsOi8vYXMqLy1zOmVzczo6Ojo6Ojo6OjoYAAAAOjo6"
+			"Ojo6Ov86Ojo6OjrIOjo6Ojo6OjoxXTo1NLMyLDFiLWI6NjTKb3N0Z42ajkBbOjoxXTo1NDMyLDFiLWI6NjRwcmVzcWw6L3N3Oi9hcHBAKmM=");
+		Poco::Base64Decoder decoder(base64);
+		const std::string input((std::istreambuf_iterator<char>(decoder)), std::istreambuf_iterator<char>());
+		CPPUNIT_ASSERT_EQUAL(std::size_t(254), input.size());
+		const ConnectionSettings settings = parse(input);
+		const SecretRedactor redactor = settings.redactor();
+		bool starred = false;
+		for (const std::string& secret: redactor.secrets()) starred = starred || secret == "as*";
+		CPPUNIT_ASSERT(starred);   // the input still makes the candidate the finding was about
+		// toString() prints the free-text values through the redactor
+		const std::string database = redactor.redact(settings.database);
+		CPPUNIT_ASSERT_MESSAGE(database, !redactor.reveals(database));
+		std::string quoted = "Database=\"";
+		for (char c: database) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+		CPPUNIT_ASSERT_MESSAGE(settings.toString(), contains(settings.toString(), quoted + "\";"));
+	}
+};
+
+
+CPPUNIT_TEST_SUITE_REGISTRATION(SecretRedactorTest);
