@@ -155,25 +155,30 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 	// form: "Pas" + "***" (another secret's mask) holds the secret "as*" (found by ConnectionStringFuzzer).
 	// So while a secret with a '*' still occurs and holds a character that is not a mask's, its
 	// occurrences are masked again; each round masks at least one more character of the text, and a
-	// secret of '*' alone (which every mask matches) is not chased.
+	// secret of '*' alone (which every mask matches) is not chased. A text built to chain masks round
+	// after round (a hostile server's message made of a starred secret's letters) would cost a pass per
+	// character: after maxRounds the whole text is masked instead.
+	static const int maxRounds = 16;
 	const bool starred = std::any_of(ordered.begin(), ordered.end(), [](const std::string& secret) { return secret.find('*') != std::string::npos; });
 	std::string result = message;
 	std::vector<bool> isMask(result.size(), false);
-	for (bool again = true; again;)
+	for (int round = 0;; ++round)
 	{
-		again = false;
 		std::vector<bool> covered(result.size(), false);
+		bool found = false;
 		for (const std::string& secret: ordered)
 		{
-			for (std::size_t found = result.find(secret); found != std::string::npos; found = result.find(secret, found + 1))
+			for (std::size_t at = result.find(secret); at != std::string::npos; at = result.find(secret, at + 1))
 			{
-				const auto from = isMask.begin() + static_cast<std::ptrdiff_t>(found);
-				if (std::find(from, from + static_cast<std::ptrdiff_t>(secret.size()), false) == from + static_cast<std::ptrdiff_t>(secret.size())) continue;
-				std::fill(covered.begin() + static_cast<std::ptrdiff_t>(found), covered.begin() + static_cast<std::ptrdiff_t>(found + secret.size()), true);
-				again = starred;
+				const auto from = isMask.begin() + static_cast<std::ptrdiff_t>(at);
+				const auto to = from + static_cast<std::ptrdiff_t>(secret.size());
+				if (std::find(from, to, false) == to) continue;   // masks alone: a secret of '*'
+				std::fill(covered.begin() + static_cast<std::ptrdiff_t>(at), covered.begin() + static_cast<std::ptrdiff_t>(at + secret.size()), true);
+				found = true;
 			}
 		}
-		if (std::find(covered.begin(), covered.end(), true) == covered.end()) break;
+		if (!found) break;
+		if (round == maxRounds) return "***";
 		std::string masked;
 		std::vector<bool> maskedIsMask;
 		masked.reserve(result.size());
@@ -192,6 +197,7 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 		}
 		result.swap(masked);
 		isMask.swap(maskedIsMask);
+		if (!starred) break;
 	}
 	// A value shortened for the message (Detail::quoted: '..."') may end in the first part of a secret.
 	static const std::string cut = "...\"";

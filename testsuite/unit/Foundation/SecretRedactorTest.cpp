@@ -9,6 +9,7 @@
 #include "ConnectionStringTestHelpers.h"
 #include "BlueTusk/SecretRedactor.h"
 #include "Poco/Base64Decoder.h"
+#include "Poco/Clock.h"
 #include <iterator>
 #include <sstream>
 
@@ -24,6 +25,7 @@ class SecretRedactorTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testOverlappingSecretsAreMaskedTogether);
 	CPPUNIT_TEST(testMaskDoesNotFormAStarredSecret);
 	CPPUNIT_TEST(testSecretOfStarsOnly);
+	CPPUNIT_TEST(testLongChainIsBounded);
 	CPPUNIT_TEST(testFuzzerFinding);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -71,6 +73,18 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("*** and ***"), redactor.redact("*** and abc"));
 		const SecretRedactor stars({"****"});
 		CPPUNIT_ASSERT_EQUAL(std::string("x***x"), stars.redact("x********x"));
+	}
+
+	void testLongChainIsBounded()
+	{
+		// Each round eats one more 'a' ("aaa...a***" holds "a**" at its end): a text of 200,000 of them
+		// would take 200,000 passes. Past 16 rounds the whole text is masked, at once.
+		const SecretRedactor redactor({"a**", "zzz"});
+		CPPUNIT_ASSERT_EQUAL(std::string("********"), redactor.redact("aaaaazzz"));   // a round per 'a', then none left
+		Poco::Clock clock;
+		const std::string text = redactor.redact(std::string(200000, 'a') + "zzz");
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), text);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(clock.elapsed()), clock.elapsed() < 2000000);
 	}
 
 	void testFuzzerFinding()
