@@ -166,6 +166,23 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 	{
 		std::vector<bool> covered(result.size(), false);
 		bool found = false;
+		if (round == 0)
+		{
+			// A value shortened for the message (Detail::quoted: '..."') may end in the first part of a
+			// secret: that part is masked too, in the first round, so that the rounds after it see its mask.
+			static const std::string cut = "...\"";
+			for (std::size_t at = result.find(cut); at != std::string::npos; at = result.find(cut, at + cut.size()))
+			{
+				for (const std::string& secret: ordered)
+				{
+					std::size_t length = std::min(secret.size() - 1, at);
+					while (length >= minimumSecretLength && result.compare(at - length, length, secret, 0, length) != 0) --length;
+					if (length < minimumSecretLength) continue;
+					std::fill(covered.begin() + static_cast<std::ptrdiff_t>(at - length), covered.begin() + static_cast<std::ptrdiff_t>(at), true);
+					found = true;
+				}
+			}
+		}
 		for (const std::string& secret: ordered)
 		{
 			for (std::size_t at = result.find(secret); at != std::string::npos; at = result.find(secret, at + 1))
@@ -198,24 +215,6 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 		result.swap(masked);
 		isMask.swap(maskedIsMask);
 		if (!starred) break;
-	}
-	// A value shortened for the message (Detail::quoted: '..."') may end in the first part of a secret.
-	static const std::string cut = "...\"";
-	for (std::size_t found = result.find(cut); found != std::string::npos; found = result.find(cut, found + cut.size()))
-	{
-		for (const std::string& secret: ordered)
-		{
-			std::size_t length = std::min(secret.size() - 1, found);
-			for (; length >= minimumSecretLength; --length)
-			{
-				if (result.compare(found - length, length, secret, 0, length) == 0) break;
-			}
-			if (length >= minimumSecretLength)
-			{
-				result.replace(found - length, length, "***");
-				found = found - length + 3;
-			}
-		}
 	}
 	return result;
 }
