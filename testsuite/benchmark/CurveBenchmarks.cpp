@@ -4,7 +4,8 @@
 // Issue 14, goal 7: how cost grows. Each curve is a series of benchmarks, one per point, named
 // "curve_<curve>_<x>/<side>"; testsuite/benchmark/curves.py turns them into data files and PNG plots,
 // report.py checks the goal rows taken from them.
-//   curve_threads_<N>/bluetusk    N = 1, 2, 4, 8, 16, 32, 64 threads on one BlueTuskDataSource over the three
+//   curve_threads_<N>/bluetusk    N = 1, 2, 4, 8, 12, 16, 32, 64 threads (12: as many as sessions, the last
+//                                 point where no checkout waits) on one BlueTuskDataSource over the three
 //                                 nodes with Maximum Pool Size=4 (per endpoint; default settings otherwise,
 //                                 so the return resets the session), target any: checkout, SELECT 1,
 //                                 return, for a fixed time slice (5 x 0.3 s: a single burst of the other load
@@ -13,7 +14,8 @@
 //                                 hand), thread_share (fewest / most queries of one thread), jain (Jain's
 //                                 fairness index of the per-thread query counts, (sum x)^2 / (n sum x^2):
 //                                 1.0 is perfectly even, 1/n one thread got everything; the fairness figure
-//                                 of a FIFO pool) and fairness (max wait / median wait).
+//                                 of a FIFO pool), fairness (max wait / median wait) and sessions_created
+//                                 (sessions the data source opened: at most 12, no churn past saturation).
 //   curve_endpoints_<N>/bluetusk  N = 1, 3, 10, 30 endpoints in the host list, idle checkout + return on one
 //                                 thread (as row 6a: No Reset On Close=true, the session is idle, no I/O).
 //                                 The first three endpoints are the cluster's nodes, the others 127.0.1.x on
@@ -95,6 +97,7 @@ namespace
 			state.counters["fairness"] = median > 0 ? percentile(all, 1.0) / median : 0;
 			state.counters["jain"] = squares > 0 ? double(total) * double(total) / (threads * squares) : 0;
 			state.counters["thread_share"] = most > 0 ? double(*std::min_element(counts.begin(), counts.end())) / double(most) : 0;
+			state.counters["sessions_created"] = double(dataSource->getPoolStatistics().created);
 		});
 	}
 
@@ -161,7 +164,7 @@ namespace
 
 void registerCurveBenchmarks()
 {
-	for (int threads: {1, 2, 4, 8, 16, 32, 64})
+	for (int threads: {1, 2, 4, 8, 12, 16, 32, 64})
 		benchmark::RegisterBenchmark(("curve_threads_" + std::to_string(threads) + "/bluetusk").c_str(), threadsPoint, threads)
 			->Iterations(1)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseManualTime();
 	for (int endpoints: {1, 3, 10, 30})
