@@ -6,7 +6,9 @@
 // rest goes through MessageReader (1 MiB limit for long types, 30000 bytes for others) and every
 // complete message through the BackendMessage decoder of its type, as ProtocolSession would: a
 // RowDescription sets the columns the next DataRows must match, and every field of a DataRow is read
-// as every C++ type (FuzzValues.h) in its column's type and format. Only BlueTuskProtocolException
+// in its column's type and format the way the column's table OID chooses (Fuzz::readChosen: 0, as for
+// a computed column, as every C++ type, else one read; no decoder looks at the table OID, so it is free
+// for the fuzzer to set). Only BlueTuskProtocolException
 // (framing, malformed messages) and BlueTuskTypeException (reads) may come out; memory stays bounded
 // by the reader's limits (libFuzzer's -rss_limit_mb / -malloc_limit_mb catch the rest).
 //
@@ -47,7 +49,7 @@ void decode(const BackendMessage& message, std::vector<ColumnDescription>& colum
 				field.format = columns[i].formatCode;
 				field.data = row[i]->data();
 				field.size = row[i]->size();
-				Fuzz::readEveryType(field);
+				Fuzz::readChosen(field, columns[i].tableOid);
 			}
 		}
 		break;
