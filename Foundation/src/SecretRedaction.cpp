@@ -8,7 +8,6 @@
 #include "PercentDecoder.h"
 #include "ValueText.h"
 #include "UrlTokenizer.h"
-#include "BlueTusk/BlueTuskException.h"
 #include "Poco/Exception.h"
 #include <algorithm>
 
@@ -20,43 +19,18 @@ namespace {
 const std::size_t minimumSecretLength = 3;
 
 
-struct Candidates
-	/// The texts found so far and their total size. Refuses the connection string once it holds more
-	/// than maximumPasswordCandidates texts or maximumPasswordCandidateBytes of them: each ':' before an
-	/// '@' and each "password=" adds one as long as the text it starts, so a hostile string of n such
-	/// characters would cost n^2 bytes and time before the parser ever saw it (60,000 characters of ":a"
-	/// in a URL's user info took 12 s, 200,000 ran out of memory).
-{
-	std::vector<std::string> list;
-	std::size_t bytes = 0;
-
-	void keep(std::string text)
-	{
-		bytes += text.size();
-		if (list.size() >= maximumPasswordCandidates || bytes > maximumPasswordCandidateBytes)
-			throw BlueTuskConnectionStringException("the connection string holds more than " +
-				std::to_string(maximumPasswordCandidates) + " texts (or " + std::to_string(maximumPasswordCandidateBytes) +
-				" bytes of texts) that could each be a password (a ':' before an '@' in a URL's user info, a"
-				" 'password=' value); it is refused, because the messages about it could not be cleared of them");
-		list.push_back(std::move(text));
-	}
-};
-
-
-void addCandidate(Candidates& candidates, const std::string& text)
+void addCandidate(std::vector<std::string>& candidates, const std::string& text)
 {
 	if (text.size() < minimumSecretLength) return;
-	candidates.keep(text);
-	std::string decoded;
+	candidates.push_back(text);
 	try
 	{
-		decoded = percentDecode(text, 0);
+		candidates.push_back(percentDecode(text, 0));
 	}
 	catch (Poco::Exception&)
 	{
-		return; // not decodable: the raw text is the candidate
+		// not decodable: the raw text is the candidate
 	}
-	candidates.keep(std::move(decoded));
 }
 
 
@@ -97,7 +71,7 @@ std::string unescapeBackslashes(const std::string& text, std::size_t start, bool
 }
 
 
-void addValueCandidates(Candidates& candidates, const std::string& text, std::size_t start)
+void addValueCandidates(std::vector<std::string>& candidates, const std::string& text, std::size_t start)
 {
 	std::size_t pos = start;
 	while (pos < text.size() && isSpace(text[pos])) ++pos;
@@ -120,7 +94,7 @@ void addValueCandidates(Candidates& candidates, const std::string& text, std::si
 }
 
 
-void addUrlPasswordCandidates(Candidates& candidates, const std::string& text)
+void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::string& text)
 	/// In a text with "://" (or a mistyped scheme), every ":<text>@" that crosses no '@' or '?' may be a
 	/// URL's user info password (malformed URLs included: a '/' in the password), from each ':' before
 	/// the '@'; an '@' behind the first '/' counts only when no '@' came before that '/'.
@@ -154,7 +128,7 @@ void addUrlPasswordCandidates(Candidates& candidates, const std::string& text)
 
 std::vector<std::string> passwordCandidates(const std::string& connectionString)
 {
-	Candidates candidates;
+	std::vector<std::string> candidates;
 	const std::string lower = asciiLower(connectionString);
 	for (std::size_t found = lower.find("password"); found != std::string::npos; found = lower.find("password", found + 1))
 	{
@@ -163,7 +137,7 @@ std::vector<std::string> passwordCandidates(const std::string& connectionString)
 		if (pos < lower.size() && lower[pos] == '=') addValueCandidates(candidates, connectionString, pos + 1);
 	}
 	addUrlPasswordCandidates(candidates, connectionString);
-	return std::move(candidates.list);
+	return candidates;
 }
 
 

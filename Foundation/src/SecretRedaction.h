@@ -10,18 +10,11 @@
 #ifndef BlueTusk_Detail_SecretRedaction_INCLUDED
 #define BlueTusk_Detail_SecretRedaction_INCLUDED
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace BlueTusk {
 namespace Detail {
-
-const std::size_t maximumPasswordCandidates = 1024;
-	/// More candidates than this make passwordCandidates() refuse the connection string.
-
-const std::size_t maximumPasswordCandidateBytes = 1 << 20;
-	/// More bytes of candidates than this (1 MiB) make passwordCandidates() refuse the connection string.
 
 std::vector<std::string> passwordCandidates(const std::string& connectionString);
 	/// Every text that might be a password in connectionString, whatever its form or how malformed:
@@ -30,9 +23,6 @@ std::vector<std::string> passwordCandidates(const std::string& connectionString)
 	/// libpq way (backslashes), each also percent-decoded; and, when the text has "://" or begins with a
 	/// mistyped scheme ("postgresql:/"), the text between any ':' and a later '@' with no '@' or '?'
 	/// between (a URL's user info password, also one with an unencoded '/').
-	/// Throws BlueTuskConnectionStringException (a fixed message, no text of the input) when there are
-	/// more than maximumPasswordCandidates of them or maximumPasswordCandidateBytes: the work would grow
-	/// with the square of such a string's length.
 
 std::string redactSecrets(const std::string& message, const std::vector<std::string>& secrets);
 	/// message with every occurrence of every secret of 3 or more characters masked (each run of covered
