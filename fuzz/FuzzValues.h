@@ -35,10 +35,11 @@ inline const std::vector<Poco::UInt32>& typeOids()
 }
 
 
-template <typename T>
-void readScalar(const FieldView& field)
+template <typename V>
+void readInto(const FieldView& field)
+	/// ValueCodec::read() of field into a V (a C++ type, a vector of it, or a vector of optionals).
 {
-	T value{};
+	V value{};
 	try
 	{
 		ValueCodec::read(field, value);
@@ -49,37 +50,9 @@ void readScalar(const FieldView& field)
 }
 
 
-template <typename T>
-void readArray(const FieldView& field)
-{
-	std::vector<T> array;
-	try
-	{
-		ValueCodec::read(field, array);
-	}
-	catch (BlueTuskTypeException&)
-	{
-	}
-}
-
-
-template <typename T>
-void readOptionals(const FieldView& field)
-{
-	std::vector<std::optional<T>> optionals;
-	try
-	{
-		ValueCodec::read(field, optionals);
-	}
-	catch (BlueTuskTypeException&)
-	{
-	}
-}
-
-
 using Read = void (*)(const FieldView&);
 
-#define BLUETUSK_FUZZ_READS(T) &readScalar<T>, &readArray<T>, &readOptionals<T>
+#define BLUETUSK_FUZZ_READS(T) &readInto<T>, &readInto<std::vector<T>>, &readInto<std::vector<std::optional<T>>>
 
 inline const std::vector<Read>& reads()
 	/// Every read ValueCodec offers: each C++ type as a scalar, an array and an array of optionals, and
