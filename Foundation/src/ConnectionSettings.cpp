@@ -27,6 +27,18 @@ namespace {
 using Detail::ConnectionKeywords;
 
 
+std::string redactedMessage(const SecretRedactor& redactor, const std::string& message)
+	/// A parse error's message as it may leave: redacted, or for a redactor that does not know every
+	/// secret (which would print "***"), a fixed text that says why the details are missing.
+{
+	if (redactor.complete()) return redactor.redact(message);
+	return "details withheld: the connection string holds more texts that could be a password than"
+		" BlueTusk masks (over " + std::to_string(Detail::maximumPasswordCandidates) + ", or " +
+		std::to_string(Detail::maximumPasswordCandidateBytes) + " bytes of them: each ':' before an '@' in"
+		" a URL's user info, each 'password=' value)";
+}
+
+
 std::map<std::string, std::string> processEnvironment()
 {
 	std::map<std::string, std::string> environment;
@@ -105,25 +117,28 @@ ConnectionSettings ConnectionSettings::parse(const std::string& connectionString
 
 ConnectionSettings ConnectionSettings::parse(const std::string& connectionString, const std::map<std::string, std::string>& environment)
 {
-	std::vector<std::string> secrets = Detail::passwordCandidates(connectionString);
+	Detail::PasswordCandidates candidates = Detail::passwordCandidates(connectionString);
+	std::vector<std::string>& secrets = candidates.texts;
 	const auto password = environment.find("PGPASSWORD");
 	if (password != environment.end()) secrets.push_back(password->second);
 	try
 	{
 		ConnectionSettings settings = parseUnredacted(connectionString, environment);
 		settings._secrets.insert(settings._secrets.end(), secrets.begin(), secrets.end());
+		settings._secretsComplete = candidates.complete;
 		return settings;
 	}
 	catch (BlueTuskConnectionStringException& exc)
 	{
-		throw BlueTuskConnectionStringException(SecretRedactor(secrets).redact(exc.message()));
+		throw BlueTuskConnectionStringException(redactedMessage(SecretRedactor(secrets, candidates.complete), exc.message()));
 	}
 }
 
 
 void ConnectionSettings::set(const std::string& keyword, const std::string& value)
 {
-	std::vector<std::string> secrets = Detail::passwordCandidates(keyword + "=" + value);
+	Detail::PasswordCandidates candidates = Detail::passwordCandidates(keyword + "=" + value);
+	std::vector<std::string>& secrets = candidates.texts;
 	try
 	{
 		const auto& entry = findKeyword(keyword, "");
@@ -131,12 +146,14 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 		ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
 		ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port);
 		changed._secrets.insert(changed._secrets.end(), secrets.begin(), secrets.end());
+		changed._secretsComplete = _secretsComplete && candidates.complete;
 		*this = std::move(changed);
 	}
 	catch (BlueTuskConnectionStringException& exc)
 	{
 		secrets.insert(secrets.end(), _secrets.begin(), _secrets.end());
-		throw BlueTuskConnectionStringException(SecretRedactor(secrets).redact(exc.message()));
+		const bool complete = _secretsComplete && candidates.complete;
+		throw BlueTuskConnectionStringException(redactedMessage(SecretRedactor(secrets, complete), exc.message()));
 	}
 }
 
@@ -145,7 +162,7 @@ SecretRedactor ConnectionSettings::redactor() const
 {
 	std::vector<std::string> secrets = _secrets;
 	secrets.push_back(password);
-	return SecretRedactor(secrets);
+	return SecretRedactor(secrets, _secretsComplete);
 }
 
 

@@ -19,13 +19,22 @@ namespace {
 const std::size_t minimumSecretLength = 3;
 
 
-void addCandidate(std::vector<std::string>& candidates, const std::string& text)
+void addCandidate(PasswordCandidates& candidates, const std::string& text)
+	/// Keeps text and its percent-decoded form, unless the bound is reached: then nothing more is
+	/// collected and candidates.complete is false.
 {
-	if (text.size() < minimumSecretLength) return;
-	candidates.push_back(text);
+	if (text.size() < minimumSecretLength || !candidates.complete) return;
+	if (candidates.texts.size() + 2 > maximumPasswordCandidates || candidates.bytes + 2 * text.size() > maximumPasswordCandidateBytes)
+	{
+		candidates.complete = false;
+		return;
+	}
+	candidates.texts.push_back(text);
+	candidates.bytes += text.size();
 	try
 	{
-		candidates.push_back(percentDecode(text, 0));
+		candidates.texts.push_back(percentDecode(text, 0));
+		candidates.bytes += candidates.texts.back().size();
 	}
 	catch (Poco::Exception&)
 	{
@@ -71,7 +80,7 @@ std::string unescapeBackslashes(const std::string& text, std::size_t start, bool
 }
 
 
-void addValueCandidates(std::vector<std::string>& candidates, const std::string& text, std::size_t start)
+void addValueCandidates(PasswordCandidates& candidates, const std::string& text, std::size_t start)
 {
 	std::size_t pos = start;
 	while (pos < text.size() && isSpace(text[pos])) ++pos;
@@ -94,7 +103,7 @@ void addValueCandidates(std::vector<std::string>& candidates, const std::string&
 }
 
 
-void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::string& text)
+void addUrlPasswordCandidates(PasswordCandidates& candidates, const std::string& text)
 	/// In a text with "://" (or a mistyped scheme), every ":<text>@" that crosses no '@' or '?' may be a
 	/// URL's user info password (malformed URLs included: a '/' in the password), from each ':' before
 	/// the '@'; an '@' behind the first '/' counts only when no '@' came before that '/'.
@@ -109,7 +118,7 @@ void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::s
 	{
 		// an '@' after the first '/' is a password's only when that '/' broke the user info (no '@' before it)
 		if (userInfoFound && firstSlash != std::string::npos && at > firstSlash) break;
-		for (std::size_t pos = at; pos > 0 && text[pos - 1] != '@' && text[pos - 1] != '?'; --pos)
+		for (std::size_t pos = at; pos > 0 && text[pos - 1] != '@' && text[pos - 1] != '?' && candidates.complete; --pos)
 		{
 			if (text[pos - 1] != ':' || text[pos] == '/') continue; // "postgresql:/" is the scheme's colon
 			const std::string password = text.substr(pos, at - pos);
@@ -126,11 +135,11 @@ void addUrlPasswordCandidates(std::vector<std::string>& candidates, const std::s
 } // namespace
 
 
-std::vector<std::string> passwordCandidates(const std::string& connectionString)
+PasswordCandidates passwordCandidates(const std::string& connectionString)
 {
-	std::vector<std::string> candidates;
+	PasswordCandidates candidates;
 	const std::string lower = asciiLower(connectionString);
-	for (std::size_t found = lower.find("password"); found != std::string::npos; found = lower.find("password", found + 1))
+	for (std::size_t found = lower.find("password"); found != std::string::npos && candidates.complete; found = lower.find("password", found + 1))
 	{
 		std::size_t pos = found + 8;
 		while (pos < lower.size() && isSpace(lower[pos])) ++pos;

@@ -37,7 +37,8 @@ SecretRedactor::SecretRedactor()
 }
 
 
-SecretRedactor::SecretRedactor(const std::vector<std::string>& secrets)
+SecretRedactor::SecretRedactor(const std::vector<std::string>& secrets, bool complete):
+	_complete(complete)
 {
 	// Longest first, each once. Sorted and made unique rather than searched one by one: a mangled
 	// string can give thousands of candidates, and a search per candidate made building a redactor
@@ -53,6 +54,7 @@ SecretRedactor::SecretRedactor(const std::vector<std::string>& secrets)
 
 std::string SecretRedactor::redact(const std::string& text) const
 {
+	if (!_complete) return text.empty() ? text : std::string("***");
 	if (_secrets.empty()) return text;
 	return Detail::redactSecrets(text, _secrets);
 }
@@ -60,7 +62,7 @@ std::string SecretRedactor::redact(const std::string& text) const
 
 void SecretRedactor::redact(Poco::Exception& exc) const
 {
-	if (_secrets.empty()) return;
+	if (_secrets.empty() && _complete) return;
 	for (Poco::Exception* current = &exc; current; current = const_cast<Poco::Exception*>(current->nested()))
 	{
 		// the nested chain is owned by exc (Poco clones it on copy): changing it in place is safe
@@ -94,11 +96,18 @@ void SecretRedactor::rethrowCurrent() const
 
 bool SecretRedactor::reveals(const std::string& text) const
 {
+	if (!_complete) return !text.empty();
 	for (const std::string& secret: _secrets)
 	{
 		if (text.find(secret) != std::string::npos) return true;
 	}
 	return false;
+}
+
+
+bool SecretRedactor::complete() const
+{
+	return _complete;
 }
 
 

@@ -143,7 +143,11 @@ public:
 		/// every secret parse() and set() saw (each password value given, PGPASSWORD, and every text of the
 		/// connection string or of a set() value that might be a password, wherever malformed input put
 		/// it: a "password=" tail inside another value, the user info of a broken URL). Transport, Routing
-		/// and Pooling pass their exceptions and log lines through it; toString() uses it too.
+		/// and Pooling pass their exceptions and log lines through it; toString() uses it too. A
+		/// connection string with more possible password fragments than BlueTusk collects (over 1,024, or
+		/// 1 MiB of them: thousands of ':' before an '@' in a URL's user info, thousands of "password=")
+		/// gives a redactor that masks every message whole (SecretRedactor::complete() false), and
+		/// toString() then prints every free-text value as "***" (doc/reliability.md, finding 12).
 
 	void addSecret(const std::string& secret);
 		/// Makes redactor() treat secret as a secret too (e.g. a password a program looked up itself).
@@ -167,6 +171,7 @@ private:
 	std::string _portList;        /// the Port text in force (given or PGPORT), or empty
 	std::string _defaultDatabase; /// the user name that database was defaulted to, or empty
 	std::vector<std::string> _secrets; /// what redactor() knows besides password; not compared by ==
+	bool _secretsComplete = true;      /// false when _secrets lacks some candidates (too many to collect)
 };
 
 } // namespace BlueTusk

@@ -34,15 +34,18 @@ public:
 	SecretRedactor();
 		/// A redactor that knows no secret (redact() returns its input).
 
-	explicit SecretRedactor(const std::vector<std::string>& secrets);
-		/// A redactor for secrets (empty or short ones are ignored, duplicates kept once).
+	explicit SecretRedactor(const std::vector<std::string>& secrets, bool complete = true);
+		/// A redactor for secrets (empty or short ones are ignored, duplicates kept once). complete false
+		/// says that secrets lacks some (a connection string with more possible password fragments than
+		/// BlueTusk collects, doc/reliability.md finding 12): redact() then masks every text whole.
 
 	std::string redact(const std::string& text) const;
 		/// text with every occurrence of every secret masked: each run of characters that some occurrence
 		/// covers becomes one "***" (secrets that overlap are masked together), repeated while a secret
 		/// holding a '*' is formed again by a mask and the text around it; the start of a secret that ends
 		/// a value shortened for a message ('..."') is masked too. The result contains no secret, except
-		/// that a secret of '*' characters alone matches every mask.
+		/// that a secret of '*' characters alone matches every mask. An incomplete redactor (complete())
+		/// returns "***" for every text that is not empty: it cannot know which part holds a secret.
 
 	void redact(Poco::Exception& exc) const;
 		/// Redacts exc in place: its message, and for a BlueTuskException whatever else it carries as data
@@ -56,13 +59,18 @@ public:
 		/// else is rethrown unchanged.
 
 	bool reveals(const std::string& text) const;
-		/// True when text contains one of the secrets (for checks and tests).
+		/// True when text contains one of the secrets (for checks and tests); for an incomplete redactor,
+		/// when text is not empty.
+
+	bool complete() const;
+		/// False when the redactor was told that it does not know every secret (see the constructor).
 
 	const std::vector<std::string>& secrets() const;
 		/// The secrets, longest first.
 
 private:
 	std::vector<std::string> _secrets;
+	bool _complete = true;
 };
 
 

@@ -10,6 +10,7 @@
 #include "BlueTusk/SecretRedactor.h"
 #include "Poco/Base64Decoder.h"
 #include "Poco/Clock.h"
+#include "Poco/FileStream.h"
 #include <iterator>
 #include <sstream>
 
@@ -28,6 +29,10 @@ class SecretRedactorTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testLongChainIsBounded);
 	CPPUNIT_TEST(testShortenedValueThenStarredSecret);
 	CPPUNIT_TEST(testFuzzerFindings);
+	CPPUNIT_TEST(testCandidatesAreBounded);
+	CPPUNIT_TEST(testBoundedParseErrorIsWithheld);
+	CPPUNIT_TEST(testPrintedFormWithMoreCandidatesParses);
+	CPPUNIT_TEST(testIncompleteRedactorMasksWhole);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -112,7 +117,83 @@ public:
 			"Li4uLi4iUCIiAsEiUGFzc3dvcmQ9Ijovc3c6L2FwcEAqYw==", 406);
 	}
 
+	void testCandidatesAreBounded()
+	{
+		// Finding 12: each ':' before the '@' started a candidate running to it, n^2 bytes in all (60,000
+		// ":a" took 12 s to parse, 200,000 ran out of memory). The collection stops at its bound, the
+		// string still parses, and the redactor, knowing it lacks candidates, masks everything.
+		std::string userInfo = "app";
+		for (int i = 0; i < 60000; ++i) userInfo += ":a";
+		const ConnectionSettings settings = parse("postgresql://" + userInfo + ":s3cretpw@127.0.0.1:5432/db");
+		const SecretRedactor redactor = settings.redactor();
+		CPPUNIT_ASSERT(redactor.secrets().size() <= 1025);   // the bound, and the password in force
+		CPPUNIT_ASSERT(!redactor.complete());
+		CPPUNIT_ASSERT_EQUAL(std::string("app"), settings.username);
+		CPPUNIT_ASSERT(contains(settings.password, ":s3cretpw"));
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), redactor.redact("user app, password a:a:a:s3cretpw"));
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), redactor.redact("connection to 127.0.0.1:5432 refused"));
+		CPPUNIT_ASSERT_EQUAL(std::string(), redactor.redact(""));
+		CPPUNIT_ASSERT(redactor.reveals("a:a"));
+		const std::string printed = settings.toString();
+		CPPUNIT_ASSERT_MESSAGE(printed, !contains(printed, "a:a") && !contains(printed, "s3cretpw"));
+		CPPUNIT_ASSERT_MESSAGE(printed, contains(printed, "Username=***;") && contains(printed, "Password=***;"));
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), parse(printed).username);   // masked values parse back as such
+	}
+
+	void testBoundedParseErrorIsWithheld()
+	{
+		// The same string with a bad port: the message cannot be cleared of candidates it does not know,
+		// so it says why it is withheld, and shows no text of the input.
+		std::string userInfo = "app";
+		for (int i = 0; i < 3000; ++i) userInfo += ":a";
+		const std::string message = parseError("postgresql://" + userInfo + ":s3cretpw@127.0.0.1:54x2/db");
+		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "details withheld") && contains(message, "1024"));
+		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, "s3cretpw") && !contains(message, "a:a") && !contains(message, "54x2"));
+		// below the bound the message is the parser's own, redacted
+		const std::string small = parseError("postgresql://app:a:a:s3cretpw@127.0.0.1:54x2/db");
+		CPPUNIT_ASSERT_MESSAGE(small, contains(small, "54x2") && !contains(small, "s3cretpw"));
+	}
+
+	void testPrintedFormWithMoreCandidatesParses()
+	{
+		// The first fix refused strings over the bound, and CI's fuzzer found the round trip it broke: in
+		// the input the '@' comes before the colons, so there are no candidates; toString() prints the
+		// Database (colons) before the Application Name (the '@'), and the printed form has 700 of them.
+		std::string colons;
+		for (int i = 0; i < 700; ++i) colons += ":b";
+		const ConnectionSettings settings = parse("Host=localhost;Username=u;Application Name=\"x@y\";Database=\"q://" + colons + "\"");
+		CPPUNIT_ASSERT(settings.redactor().complete());
+		const std::string printed = settings.toString();
+		CPPUNIT_ASSERT_MESSAGE(printed, contains(printed, "Database=q://:b:b"));
+		const ConnectionSettings reparsed = parse(printed);   // threw with the refusing bound
+		CPPUNIT_ASSERT(!reparsed.redactor().complete());
+		CPPUNIT_ASSERT_EQUAL(settings.database, reparsed.database);
+		CPPUNIT_ASSERT_EQUAL(std::string("x@y"), reparsed.applicationName);
+		// and the regression seed itself parses, and its printed form parses back
+		const ConnectionSettings seed = parse(readSeed("regression-candidate-bound"));
+		CPPUNIT_ASSERT_NO_THROW(parse(seed.toString()));
+	}
+
+	void testIncompleteRedactorMasksWhole()
+	{
+		const SecretRedactor redactor({"s3cret"}, false);
+		CPPUNIT_ASSERT(!redactor.complete());
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), redactor.redact("nothing known here"));
+		Poco::IOException exc("host db.example:5432 is down", Poco::Exception("nested s3cret"));
+		redactor.redact(exc);
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), exc.message());
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), exc.nested()->message());
+		CPPUNIT_ASSERT(SecretRedactor({"s3cret"}).complete());
+	}
+
 private:
+	static std::string readSeed(const std::string& name)
+		/// A seed of the connection-string fuzzer's corpus, as bytes.
+	{
+		Poco::FileInputStream file(std::string(BLUETUSK_SOURCE_DIR) + "/fuzz/corpus/connection-string/" + name);
+		return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+	}
+
 	static void checkFinding(const std::string& encoded, std::size_t size)
 	{
 		std::istringstream base64(encoded);
