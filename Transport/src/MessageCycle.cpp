@@ -242,6 +242,12 @@ void ProtocolSession::awaitInCycle()
 
 void ProtocolSession::sendWriter()
 {
+	sendWriter(_writer.size());
+}
+
+
+void ProtocolSession::sendWriter(std::size_t end)
+{
 	try
 	{
 		if (!_deadline)
@@ -259,7 +265,7 @@ void ProtocolSession::sendWriter()
 			_socket.setSendTimeout(_deadline->socketTimeout());
 			_sendTimeoutSet = false;
 		}
-		_writer.send(_socket);
+		_writer.send(_socket, end);
 	}
 	catch (Poco::Exception& exc)
 	{

@@ -39,9 +39,11 @@ MessageWriter::~MessageWriter()
 void MessageWriter::begin(char type)
 {
 	poco_assert_msg(!_open, "MessageWriter::begin() while a message is open");
-	if (type != 0) _buffer.push_back(type);
-	_start = _buffer.size();
-	_buffer.append(4, '\0');
+	// one append for the type and the length placeholder (end() fills it in)
+	const char header[5] = {type, 0, 0, 0, 0};
+	const std::size_t typeSize = type != 0 ? 1 : 0;
+	_start = _buffer.size() + typeSize;
+	_buffer.append(header + 1 - typeSize, 4 + typeSize);
 	_open = true;
 }
 
@@ -74,8 +76,7 @@ void MessageWriter::putCString(const std::string& text)
 {
 	if (text.find('\0') != std::string::npos)
 		throw BlueTuskProtocolException("a string sent to the server must not contain a NUL character");
-	_buffer.append(text);
-	_buffer.push_back('\0');
+	_buffer.append(text.c_str(), text.size() + 1);   // with its terminating NUL
 }
 
 
@@ -415,18 +416,32 @@ bool MessageWriter::empty() const
 }
 
 
+std::size_t MessageWriter::size() const
+{
+	return _buffer.size();
+}
+
+
 void MessageWriter::clear()
 {
 	std::fill(_buffer.begin(), _buffer.end(), '\0');
 	_buffer.clear();
 	_open = false;
 	_start = 0;
+	_sent = 0;
 }
 
 
 void MessageWriter::send(Poco::Net::StreamSocket& socket)
 {
-	std::size_t sent = 0;
+	send(socket, _buffer.size());
+}
+
+
+void MessageWriter::send(Poco::Net::StreamSocket& socket, std::size_t end)
+{
+	poco_assert_msg(end >= _sent && end <= _buffer.size(), "MessageWriter::send() past the buffer");
+	std::size_t sent = _sent;
 	// A peer that has gone away must not raise SIGPIPE: MSG_NOSIGNAL for plain sockets; for TLS (OpenSSL
 	// writes itself) SIGPIPE is blocked and consumed around the write.
 	const bool tls = socket.impl()->secure();   // a virtual call: dynamic_cast cost ~100 instructions a query
@@ -434,9 +449,9 @@ void MessageWriter::send(Poco::Net::StreamSocket& socket)
 	const int flags = tls ? 0 : MSG_NOSIGNAL;
 	try
 	{
-		while (sent < _buffer.size())
+		while (sent < end)
 		{
-			int n = socket.sendBytes(_buffer.data() + sent, static_cast<int>(std::min<std::size_t>(_buffer.size() - sent, 1 << 20)), flags);
+			int n = socket.sendBytes(_buffer.data() + sent, static_cast<int>(std::min<std::size_t>(end - sent, 1 << 20)), flags);
 			if (n <= 0) throw Poco::Net::ConnectionResetException("the connection was closed while sending");
 			sent += static_cast<std::size_t>(n);
 		}
@@ -446,7 +461,24 @@ void MessageWriter::send(Poco::Net::StreamSocket& socket)
 		clear();
 		throw;
 	}
-	clear();
+	if (end == _buffer.size()) clear();
+	else _sent = end;
+}
+
+
+std::size_t MessageWriter::sendAhead(Poco::Net::StreamSocket& socket, std::size_t end)
+{
+	poco_assert_msg(end >= _sent && end <= _buffer.size(), "MessageWriter::sendAhead() past the buffer");
+	if (socket.impl()->secure()) return end - _sent;   // OpenSSL writes a TLS socket: no send without waiting
+	const poco_socket_t fd = socket.impl()->sockfd();
+	if (fd == POCO_INVALID_SOCKET) return end - _sent;
+	while (_sent < end)
+	{
+		const ssize_t n = ::send(fd, _buffer.data() + _sent, std::min<std::size_t>(end - _sent, 1 << 20), MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n <= 0) break;   // full (EAGAIN), or an error that the next send() reports
+		_sent += static_cast<std::size_t>(n);
+	}
+	return end - _sent;
 }
 
 } // namespace BlueTusk

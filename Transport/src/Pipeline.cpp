@@ -17,6 +17,7 @@ namespace BlueTusk {
 namespace {
 
 const std::size_t CHUNK_STATEMENTS = 256;
+const std::size_t SEND_AHEAD_EVERY = 32;   // answers read between two tries to send the next chunk ahead
 
 } // namespace
 
@@ -39,21 +40,33 @@ Pipeline::Pipeline(Session& session): _session(session)
 
 std::size_t Pipeline::add(const std::string& sql, const Parameters& parameters)
 {
-	PipelineCommand command;
+	return add(sql, Parameters(parameters));
+}
+
+
+std::size_t Pipeline::add(const std::string& sql, Parameters&& parameters)
+{
+	_commands.emplace_back();
+	PipelineCommand& command = _commands.back();
 	command.sql = sql;
-	command.parameters = parameters;
-	_commands.push_back(std::move(command));
+	command.parameters = std::move(parameters);
 	return _statements++;
 }
 
 
 std::size_t Pipeline::add(const PreparedStatement& statement, const Parameters& parameters)
 {
-	PipelineCommand command;
+	return add(statement, Parameters(parameters));
+}
+
+
+std::size_t Pipeline::add(const PreparedStatement& statement, Parameters&& parameters)
+{
+	// the text stays in the statement's description (executePipeline() names it from there)
+	_commands.emplace_back();
+	PipelineCommand& command = _commands.back();
 	command.statement = statement;
-	command.sql = statement.sql();
-	command.parameters = parameters;
-	_commands.push_back(std::move(command));
+	command.parameters = std::move(parameters);
 	return _statements++;
 }
 
@@ -113,7 +126,7 @@ void ProtocolSession::writePipelineCommand(const PipelineCommand& command)
 
 bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, PipelineResult& result)
 {
-	result.result = QueryResult();
+	// result is new (executePipeline()): nothing to clear
 	if (command.statement.isValid()) result.result.columns = command.statement.columns();
 	BackendMessage message;
 	for (;;)
@@ -164,96 +177,122 @@ bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, Pipe
 std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<PipelineCommand>& commands)
 {
 	ensureUsable();
-	// Check every statement before anything is sent: a refusal later could only end a segment early.
-	std::string scratch;
 	for (const PipelineCommand& command: commands)
 	{
-		if (command.isSync) continue;
-		if (command.statement.isValid())
-		{
-			checkOwned(command.statement.description());
-			const PreparedStatement::Description& statement = *command.statement.description();
-			if (statement.needsReprepare) reprepare(*command.statement.description());
-			if (command.parameters.size() != statement.parameterTypes.size())
-				throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
-					std::to_string(command.parameters.size()) + " values were given: \"" + statement.sql + "\"");
-			for (std::size_t p = 0; p < command.parameters.size(); ++p)
-			{
-				scratch.clear();
-				command.parameters[p].encode(statement.parameterTypes[p], p, scratch);
-			}
-		}
+		if (command.isSync || !command.statement.isValid()) continue;
+		checkOwned(command.statement.description());
+		const PreparedStatement::Description& statement = *command.statement.description();
+		if (statement.needsReprepare) reprepare(*command.statement.description());
+		if (command.parameters.size() != statement.parameterTypes.size())
+			throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
+				std::to_string(command.parameters.size()) + " values were given: \"" + statement.sql + "\"");
 	}
 	if (_discardPending) reset(true);
-	std::vector<PipelineResult> results;
-	std::size_t failedIndex = 0;
-	bool segmentFailed = false;
-	std::size_t next = 0;
-	std::size_t statementIndex = 0;
-	_cancelSentForTimeout = false;
-	while (next < commands.size())
+	// Every statement is encoded before any is sent, each value once: a value that cannot be sent
+	// throws here with nothing sent. The chunks (a Flush after each, a Sync at the sync points) are then
+	// sent in order; a send that waits for the socket happens only when every answer before it is read
+	// (a server blocked on answers nobody reads would stop reading, and both would wait forever).
+	struct Chunk
 	{
-		// write one chunk: up to CHUNK_STATEMENTS statements, or to the end
-		const std::size_t first = next;
+		std::size_t end;        /// the writer's size after it
+		std::size_t commands;   /// the index after its last command
+	};
+	std::vector<Chunk> chunks;
+	try
+	{
+		writePendingCloses();
 		std::size_t statements = 0;
-		try
+		for (std::size_t i = 0; i < commands.size(); ++i)
 		{
-			if (first == 0) writePendingCloses();
-			while (next < commands.size() && statements < CHUNK_STATEMENTS)
+			writePipelineCommand(commands[i]);
+			if (!commands[i].isSync) ++statements;
+			if (statements == CHUNK_STATEMENTS || i + 1 == commands.size())
 			{
-				writePipelineCommand(commands[next]);
-				if (!commands[next].isSync) ++statements;
-				++next;
+				if (!commands[i].isSync) _writer.flush();
+				chunks.push_back({_writer.size(), i + 1});
+				statements = 0;
 			}
-			if (!commands[next - 1].isSync) _writer.flush();
-		}
-		catch (...)
-		{
-			abandonWrite();
-			throw;
-		}
-		_closesInFlight.clear();
-		sendWriter();
-		for (std::size_t i = first; i < next; ++i)
-		{
-			const PipelineCommand& command = commands[i];
-			if (command.isSync)
-			{
-				BackendMessage message;
-				for (;;)   // up to this Sync's ReadyForQuery
-				{
-					receiveInCycle(message);
-					if (message.type == 'Z')
-					{
-						handleReady(message);
-						break;
-					}
-					if (!handleAsync(message) && message.type != '3')
-					{
-						markBroken();
-						closeSocket();
-						throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " at a pipeline sync point");
-					}
-				}
-				segmentFailed = false;
-				continue;
-			}
-			PipelineResult result;
-			if (segmentFailed)
-			{
-				result.status = PipelineResult::Status::Skipped;
-				result.failedIndex = failedIndex;
-			}
-			else if (!readPipelineStatement(command, result))
-			{
-				segmentFailed = true;
-				failedIndex = statementIndex;
-			}
-			results.push_back(std::move(result));
-			++statementIndex;
 		}
 	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	std::vector<PipelineResult> results;
+	results.reserve(commands.size());   // the statements and the sync points: a few more than needed
+	std::size_t failedIndex = 0;
+	bool segmentFailed = false;
+	std::size_t statementIndex = 0;
+	_cancelSentForTimeout = false;
+	std::size_t next = 0;
+	try
+	{
+		for (std::size_t c = 0; c < chunks.size(); ++c)
+		{
+			const Chunk& chunk = chunks[c];
+			// The rest of this chunk waits for the socket only now that every answer before it is read.
+			// While its answers are read, the next chunk goes out as far as the socket takes it without
+			// waiting (tried every SEND_AHEAD_EVERY answers: the send buffer frees up as the server
+			// reads), so that the server finds it queued when it is done with this one. Not on TLS.
+			sendWriter(chunk.end);
+			const bool last = c + 1 == chunks.size();
+			bool ahead = !last && !_socket.impl()->secure();   // bytes of the next chunk left to send ahead
+			std::size_t answers = 0;
+			for (; next < chunk.commands; ++next)
+			{
+				if (ahead && answers++ % SEND_AHEAD_EVERY == 0) ahead = _writer.sendAhead(_socket, chunks[c + 1].end) > 0;
+				const PipelineCommand& command = commands[next];
+				if (command.isSync)
+				{
+					readPipelineSync();
+					segmentFailed = false;
+					continue;
+				}
+				results.emplace_back();
+				PipelineResult& result = results.back();
+				if (segmentFailed)
+				{
+					result.status = PipelineResult::Status::Skipped;
+					result.failedIndex = failedIndex;
+				}
+				else if (!readPipelineStatement(command, result))
+				{
+					segmentFailed = true;
+					failedIndex = statementIndex;
+				}
+				++statementIndex;
+			}
+		}
+	}
+	catch (...)
+	{
+		_writer.clear();   // the chunks not sent yet must not go out with the next command
+		throw;
+	}
 	return results;
+}
+
+
+void ProtocolSession::readPipelineSync()
+{
+	BackendMessage message;
+	for (;;)   // up to this Sync's ReadyForQuery
+	{
+		receiveInCycle(message);
+		if (message.type == 'Z')
+		{
+			handleReady(message);
+			return;
+		}
+		if (!handleAsync(message) && message.type != '3')
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " at a pipeline sync point");
+		}
+	}
 }
 
 } // namespace BlueTusk

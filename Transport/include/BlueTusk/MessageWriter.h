@@ -97,8 +97,10 @@ public:
 	// Buffer
 
 	const std::string& buffer() const;
-		/// The encoded bytes not yet sent.
+		/// The encoded bytes (after a send(socket, end), those already sent included).
 	bool empty() const;
+	std::size_t size() const;
+		/// The size of buffer(), in bytes: where the next message will start.
 	void clear();
 		/// Discards the buffer (overwriting it with zeros first).
 
@@ -106,9 +108,22 @@ public:
 		/// Writes the whole buffer with sendBytes (looping over partial writes), then clears it. Poco
 		/// exceptions (TimeoutException, ConnectionResetException, NetException) propagate.
 
+	void send(Poco::Net::StreamSocket& socket, std::size_t end);
+		/// Writes the bytes not yet sent up to end (a size() taken earlier), so that a long pipeline is
+		/// encoded once and sent in parts; clears the buffer when end is its size. On an exception the
+		/// whole buffer is cleared, the part not yet sent too.
+
+	std::size_t sendAhead(Poco::Net::StreamSocket& socket, std::size_t end);
+		/// Writes as much of the bytes not yet sent up to end as the socket takes without waiting
+		/// (send(2) with MSG_DONTWAIT) and returns how many are left (0: all): a pipeline's next chunk goes out while the
+		/// answers to the one before are read, and a sender that never waits cannot deadlock with a server
+		/// blocked on its answers. Sends nothing on a TLS socket (OpenSSL writes it) and leaves an error
+		/// for the next send() to report. Throws nothing.
+
 private:
 	std::string _buffer;
 	std::size_t _start = 0;
+	std::size_t _sent = 0;   /// bytes of _buffer already sent by send(socket, end)
 	bool _open = false;
 };
 

@@ -29,6 +29,7 @@ struct BlueTusk_Transport_API PipelineCommand
 {
 	bool isSync = false;
 	std::string sql;                  /// when statement is not valid: sent with the unnamed statement
+	                                  /// (empty for a prepared statement: its description holds the text)
 	PreparedStatement statement;
 	Parameters parameters;
 };
@@ -70,9 +71,11 @@ class BlueTusk_Transport_API Pipeline
 	/// rest of its segment (they report Status::Skipped, naming the failed one) and rolls the segment back,
 	/// so the statements before the failure in the same segment are not committed either; the next segment
 	/// runs normally. Inside an explicit transaction (BEGIN) a failure aborts the transaction (later
-	/// segments fail with 25P02). run() writes in chunks of 256 statements with a Flush between them (one
-	/// round trip each) and throws only for a broken session or a value that cannot be sent (checked before
-	/// anything is sent); server errors are in the results. Not thread-safe; the session must outlive it.
+	/// segments fail with 25P02). run() encodes every statement first (each value once; a value that
+	/// cannot be sent throws with nothing sent), then sends them in chunks of 256 statements with a Flush
+	/// after each (one round trip each), and throws only for a broken session or such a value; server
+	/// errors are in the results. The encoded pipeline is held in memory until it is sent (about the size
+	/// of its SQL and values). Not thread-safe; the session must outlive it.
 {
 public:
 	explicit Pipeline(Session& session);
@@ -80,8 +83,15 @@ public:
 	std::size_t add(const std::string& sql, const Parameters& parameters = {});
 		/// Queues sql with the unnamed statement (Parse, Bind, Describe, Execute); returns its index.
 
+	std::size_t add(const std::string& sql, Parameters&& parameters);
+		/// As above, taking the parameters over instead of copying them (a braced list such as
+		/// {id, name} binds here).
+
 	std::size_t add(const PreparedStatement& statement, const Parameters& parameters = {});
 		/// Queues a statement prepared on the same session (Bind, Execute); returns its index.
+
+	std::size_t add(const PreparedStatement& statement, Parameters&& parameters);
+		/// As above, taking the parameters over instead of copying them.
 
 	void sync();
 		/// Ends the current segment.

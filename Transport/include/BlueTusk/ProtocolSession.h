@@ -206,6 +206,8 @@ private:
 	void sendWriter();
 		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
 		/// breaks the session (BlueTuskSessionBrokenException).
+	void sendWriter(std::size_t end);
+		/// sendWriter() for the writer's bytes up to end only (MessageWriter::send(socket, end)).
 	std::vector<QueryResult> runCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
@@ -262,6 +264,8 @@ private:
 	void writePipelineCommand(const PipelineCommand& command);
 	bool readPipelineStatement(const PipelineCommand& command, PipelineResult& result);
 		/// Reads one statement's answer; false when it failed (ErrorResponse).
+	void readPipelineSync();
+		/// Reads up to the ReadyForQuery that answers a pipeline's Sync.
 	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
 		std::unique_ptr<BlueTuskServerException>& error);
 

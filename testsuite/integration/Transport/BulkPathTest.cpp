@@ -68,6 +68,8 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCopyMisuse);
 	CPPUNIT_TEST(testPipelineInOrder);
 	CPPUNIT_TEST(testPipelineFailureSkipsItsSegment);
+	CPPUNIT_TEST(testPipelineRefusedValueSendsNothing);
+	CPPUNIT_TEST(testPipelineOverTls);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -351,6 +353,47 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(50), skipped);
 		CPPUNIT_ASSERT_EQUAL(std::string("900"), scalar(*session, "SELECT count(*) FROM piped"));
 		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+	}
+
+	void testPipelineRefusedValueSendsNothing()
+	{
+		// The whole pipeline is encoded before any of it is sent: a value refused in the third chunk (of
+		// 256 statements) leaves the first two unsent, and the session usable with nothing left over.
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE piped (id int2)");
+		PreparedStatement insert = session->prepare("INSERT INTO piped VALUES ($1)");
+		Pipeline pipeline(*session);
+		for (int i = 1; i <= 700; ++i) pipeline.add(insert, {i == 600 ? 70000 : i});
+		try
+		{
+			pipeline.run();
+			CPPUNIT_FAIL("no BlueTuskTypeException for 70000 as int2");
+		}
+		catch (BlueTuskTypeException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("70000 is out of range for int2") != std::string::npos);
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM piped"));
+		Pipeline again(*session);
+		for (int i = 1; i <= 700; ++i) again.add(insert, {i});
+		CPPUNIT_ASSERT_EQUAL(std::size_t(700), again.run().size());
+		CPPUNIT_ASSERT_EQUAL(std::string("700"), scalar(*session, "SELECT count(*) FROM piped"));
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+	}
+
+	void testPipelineOverTls()
+	{
+		// On TLS nothing is sent ahead (OpenSSL writes the socket): the chunks go one after another.
+		ProtocolSession::Ptr session = openNode(1, "SSL Mode=require");
+		CPPUNIT_ASSERT(session->isTls());
+		session->executeSimple("CREATE TEMP TABLE piped (id int)");
+		PreparedStatement insert = session->prepare("INSERT INTO piped VALUES ($1)");
+		Pipeline pipeline(*session);
+		for (int i = 1; i <= 1000; ++i) pipeline.add(insert, {i});
+		const std::vector<PipelineResult> results = pipeline.run();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), results.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("ok: INSERT 0 1"), results[999].describe());
+		CPPUNIT_ASSERT_EQUAL(std::string("500500"), scalar(*session, "SELECT sum(id) FROM piped"));
 	}
 
 	void testNotifications()
