@@ -268,7 +268,15 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 	}
 	catch (...)
 	{
-		_writer.clear();   // the chunks not sent yet must not go out with the next command
+		// Chunks not sent yet (and the final Sync among them) must not go out with the next command, and
+		// a part of one may be on the wire already (sent ahead): without the rest and the Sync the server
+		// cannot continue, so the session is broken (every error that ends the reading here breaks it already).
+		if (!_writer.empty())
+		{
+			markBroken();
+			closeSocket();
+		}
+		_writer.clear();
 		throw;
 	}
 	return results;
