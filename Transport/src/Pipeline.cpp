@@ -46,10 +46,10 @@ std::size_t Pipeline::add(const std::string& sql, const Parameters& parameters)
 
 std::size_t Pipeline::add(const std::string& sql, Parameters&& parameters)
 {
-	_commands.emplace_back();
-	PipelineCommand& command = _commands.back();
+	PipelineCommand command;   // built first: a failed copy leaves nothing queued
 	command.sql = sql;
 	command.parameters = std::move(parameters);
+	_commands.push_back(std::move(command));
 	return _statements++;
 }
 
@@ -62,11 +62,13 @@ std::size_t Pipeline::add(const PreparedStatement& statement, const Parameters& 
 
 std::size_t Pipeline::add(const PreparedStatement& statement, Parameters&& parameters)
 {
-	// the text stays in the statement's description (executePipeline() names it from there)
-	_commands.emplace_back();
-	PipelineCommand& command = _commands.back();
+	// The text stays in the statement's description: writePipelineCommand() sends it from there with
+	// the unnamed statement when the statement was closed or evicted in the meantime.
+	if (!statement.description()) throw BlueTuskUsageException("the PreparedStatement handle is empty; obtain one from Session::prepare()");
+	PipelineCommand command;
 	command.statement = statement;
 	command.parameters = std::move(parameters);
+	_commands.push_back(std::move(command));
 	return _statements++;
 }
 
@@ -116,7 +118,9 @@ void ProtocolSession::writePipelineCommand(const PipelineCommand& command)
 	{
 		std::vector<Poco::UInt32> types;
 		for (const Parameter& parameter: command.parameters) types.push_back(parameter.naturalOid());
-		_writer.parse(std::string(), command.sql, types);
+		// a prepared statement closed or evicted since add() runs as its text, like SQL added as text
+		const auto& closed = command.statement.description();
+		_writer.parse(std::string(), closed ? closed->sql : command.sql, types);
 		_writer.bind(std::string(), std::string(), command.parameters, types, TEXT_RESULTS);
 		_writer.describePortal(std::string());
 	}
@@ -198,6 +202,8 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 		std::size_t commands;   /// the index after its last command
 	};
 	std::vector<Chunk> chunks;
+	std::vector<PipelineResult> results;
+	results.reserve(commands.size());   // the statements and the sync points: a few more than needed
 	try
 	{
 		writePendingCloses();
@@ -220,8 +226,6 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 		throw;
 	}
 	_closesInFlight.clear();
-	std::vector<PipelineResult> results;
-	results.reserve(commands.size());   // the statements and the sync points: a few more than needed
 	std::size_t failedIndex = 0;
 	bool segmentFailed = false;
 	std::size_t statementIndex = 0;

@@ -70,6 +70,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPipelineFailureSkipsItsSegment);
 	CPPUNIT_TEST(testPipelineRefusedValueSendsNothing);
 	CPPUNIT_TEST(testPipelineOverTls);
+	CPPUNIT_TEST(testPipelineStatementClosedAfterAdd);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -394,6 +395,25 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), results.size());
 		CPPUNIT_ASSERT_EQUAL(std::string("ok: INSERT 0 1"), results[999].describe());
 		CPPUNIT_ASSERT_EQUAL(std::string("500500"), scalar(*session, "SELECT sum(id) FROM piped"));
+	}
+
+	void testPipelineStatementClosedAfterAdd()
+	{
+		// A statement closed between add() and run() runs as its text with the unnamed statement, as
+		// before the pipeline kept no copy of the text (found by review: it was sent as empty SQL and
+		// reported "ok" without running); an empty handle is refused by add().
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE piped (id int)");
+		PreparedStatement insert = session->prepare("INSERT INTO piped VALUES ($1)");
+		Pipeline pipeline(*session);
+		pipeline.add(insert, {7});
+		session->unprepare(insert);
+		const std::vector<PipelineResult> results = pipeline.run();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), results.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("ok: INSERT 0 1"), results[0].describe());
+		CPPUNIT_ASSERT_EQUAL(std::string("7"), scalar(*session, "SELECT sum(id) FROM piped"));
+		CPPUNIT_ASSERT_THROW(pipeline.add(PreparedStatement(), {1}), BlueTuskUsageException);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(0), pipeline.size());
 	}
 
 	void testNotifications()
