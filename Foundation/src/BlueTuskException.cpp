@@ -309,6 +309,17 @@ BlueTuskServerException& BlueTuskServerException::operator = (const BlueTuskServ
 }
 
 
+void BlueTuskServerException::redactDetails(const SecretRedactor& redactor)
+{
+	BlueTuskException::redactDetails(redactor);
+	for (std::string* text: {&_fields.message, &_fields.detail, &_fields.hint, &_fields.context,
+		&_fields.schema, &_fields.table, &_fields.column, &_fields.constraint})
+	{
+		*text = redactor.redact(*text);
+	}
+}
+
+
 const char* BlueTuskServerException::name() const noexcept
 {
 	return "Server error";

@@ -207,10 +207,19 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	_impl(std::make_shared<Impl>(settings, connector))
 {
 	Connector& c = _impl->connector;
-	if (!settings.pluginPath.empty()) c.loadStandardPlugins(settings.pluginPath);
-	_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
-	_impl->target(settings.targetSessionAttributes);
-	EvictionPolicy::Ptr eviction = c.evictionPolicy(settings.evictionPolicy);
+	EvictionPolicy::Ptr eviction;
+	try
+	{
+		// a policy name may hold a password malformed input put there: the lookups' messages name it
+		if (!settings.pluginPath.empty()) c.loadStandardPlugins(settings.pluginPath);
+		_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
+		_impl->target(settings.targetSessionAttributes);
+		eviction = c.evictionPolicy(settings.evictionPolicy);
+	}
+	catch (...)
+	{
+		settings.redactor().rethrowCurrent();
+	}
 
 	PoolManager::Options options;
 	options.keepIdle = settings.pooling;
@@ -339,7 +348,7 @@ void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoin
 {
 	if (std::find(settings.endpoints.begin(), settings.endpoints.end(), endpoint) == settings.endpoints.end())
 	{
-		throw Poco::NotFoundException("endpoint " + endpoint.toString() + " is not in the host list " + settings.hostList());
+		throw Poco::NotFoundException(settings.redactor().redact("endpoint " + endpoint.toString() + " is not in the host list " + settings.hostList()));
 	}
 }
 

@@ -223,82 +223,92 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 	const std::string prefix = prefixOf(name);
 	PolicySources sources;
 	ConnectionSettings settings = buildSettings(config, name, sources);
+	// Everything said below about these settings passes their redactor: a policy name, a plugin's
+	// message or a log line may hold a password that malformed input put there (doc/reliability.md,
+	// finding 1).
+	const SecretRedactor redactor = settings.redactor();
+	try
+	{
+		// A data source with policy properties gets its own connector, hence its own policy instance.
+		Connector connector = _connector;
+		const std::string policyPrefix = prefix + "." + POLICY_KEY;
+		Poco::Util::AbstractConfiguration::Keys policyKeys;
+		config.keys(policyPrefix, policyKeys);
+		if (!policyKeys.empty())
+		{
+			connector = Connector(_connector.sessionFactory());
+			std::vector<std::string> ignored;
+			loadPlugins(config, connector, ignored, false);
+		}
+		if (!settings.pluginPath.empty())
+		{
+			try
+			{
+				connector.loadStandardPlugins(settings.pluginPath);
+			}
+			catch (Poco::Exception& exc)
+			{
+				throw BlueTuskPluginException(sources.hostOrder + " (Plugin Path): " + exc.message());
+			}
+		}
 
-	// A data source with policy properties gets its own connector, hence its own policy instance.
-	Connector connector = _connector;
-	const std::string policyPrefix = prefix + "." + POLICY_KEY;
-	Poco::Util::AbstractConfiguration::Keys policyKeys;
-	config.keys(policyPrefix, policyKeys);
-	if (!policyKeys.empty())
-	{
-		connector = Connector(_connector.sessionFactory());
-		std::vector<std::string> ignored;
-		loadPlugins(config, connector, ignored, false);
-	}
-	if (!settings.pluginPath.empty())
-	{
+		HostOrderPolicy::Ptr hostOrder;
 		try
 		{
-			connector.loadStandardPlugins(settings.pluginPath);
+			hostOrder = connector.hostOrderPolicy(settings.hostOrder);
 		}
 		catch (Poco::Exception& exc)
 		{
-			throw BlueTuskPluginException(sources.hostOrder + " (Plugin Path): " + exc.message());
+			throw BlueTuskPluginException(sources.hostOrder + ": " + exc.message() +
+				(plugins.empty() ? std::string() : " (site plugins loaded from " + PLUGINS_PROPERTY + ": " + joined(plugins) + ")"));
 		}
-	}
-
-	HostOrderPolicy::Ptr hostOrder;
-	try
-	{
-		hostOrder = connector.hostOrderPolicy(settings.hostOrder);
-	}
-	catch (Poco::Exception& exc)
-	{
-		throw BlueTuskPluginException(sources.hostOrder + ": " + exc.message() +
-			(plugins.empty() ? std::string() : " (site plugins loaded from " + PLUGINS_PROPERTY + ": " + joined(plugins) + ")"));
-	}
-	try
-	{
-		connector.evictionPolicy(settings.evictionPolicy);
-	}
-	catch (Poco::Exception& exc)
-	{
-		throw BlueTuskPluginException(sources.eviction + ": " + exc.message());
-	}
-	if (!policyKeys.empty())
-	{
-		Poco::AutoPtr<Poco::Util::AbstractConfiguration> view(
-			const_cast<Poco::Util::AbstractConfiguration&>(config).createView(policyPrefix));
 		try
 		{
-			hostOrder->configure(*view);
+			connector.evictionPolicy(settings.evictionPolicy);
 		}
 		catch (Poco::Exception& exc)
 		{
-			throw BlueTuskPluginException(policyPrefix + ".*: host-order policy \"" + settings.hostOrder + "\" rejected its configuration: " + exc.message());
+			throw BlueTuskPluginException(sources.eviction + ": " + exc.message());
 		}
-		logger().information("%s: host-order policy %s configured with %s", prefix, settings.hostOrder, policyPrefix + ".*");
-	}
+		if (!policyKeys.empty())
+		{
+			Poco::AutoPtr<Poco::Util::AbstractConfiguration> view(
+				const_cast<Poco::Util::AbstractConfiguration&>(config).createView(policyPrefix));
+			try
+			{
+				hostOrder->configure(*view);
+			}
+			catch (Poco::Exception& exc)
+			{
+				throw BlueTuskPluginException(policyPrefix + ".*: host-order policy \"" + settings.hostOrder + "\" rejected its configuration: " + exc.message());
+			}
+			logger().information("%s: host-order policy %s configured with %s", prefix, redactor.redact(settings.hostOrder), policyPrefix + ".*");
+		}
 
-	BlueTuskDataSource::Ptr dataSource;
-	try
-	{
-		dataSource = BlueTuskDataSource::create(settings, connector);
-	}
-	catch (BlueTuskPluginException& exc)
-	{
-		throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
-	}
-	if (logger().debug()) logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, settings.hostOrder, toString(settings.targetSessionAttributes));
+		BlueTuskDataSource::Ptr dataSource;
+		try
+		{
+			dataSource = BlueTuskDataSource::create(settings, connector);
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
+		}
+		if (logger().debug()) logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, redactor.redact(settings.hostOrder), toString(settings.targetSessionAttributes));
 
-	if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
-	{
-		dataSource->warmUp();
-		PoolStatistics stats = dataSource->getPoolStatistics();
-		logger().information("data source \"%s\" warmed up: %d idle of %d wanted (%s)", name, stats.idle,
-			settings.minPoolSize * static_cast<int>(dataSource->getHostPoolStatistics().size()), stats.toString());
+		if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
+		{
+			dataSource->warmUp();
+			PoolStatistics stats = dataSource->getPoolStatistics();
+			logger().information("data source \"%s\" warmed up: %d idle of %d wanted (%s)", name, stats.idle,
+				settings.minPoolSize * static_cast<int>(dataSource->getHostPoolStatistics().size()), stats.toString());
+		}
+		return dataSource;
 	}
-	return dataSource;
+	catch (...)
+	{
+		redactor.rethrowCurrent();
+	}
 }
 
 

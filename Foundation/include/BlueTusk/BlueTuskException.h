@@ -178,6 +178,10 @@ public:
 	bool isAuthenticationError() const;
 		/// SQLSTATE class 28 (invalid authorization specification / invalid password).
 
+	void redactDetails(const SecretRedactor& redactor);
+		/// Redacts the text fields (message, detail, hint, context, schema, table, column, constraint):
+		/// a server error may echo what the client sent (role "app password=s3cret" does not exist).
+
 private:
 	Fields _fields;
 	bool _sessionUsable = true;

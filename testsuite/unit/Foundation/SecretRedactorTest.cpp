@@ -7,6 +7,7 @@
 //
 
 #include "ConnectionStringTestHelpers.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/SecretRedactor.h"
 #include "Poco/Base64Decoder.h"
 #include "Poco/Clock.h"
@@ -33,6 +34,7 @@ class SecretRedactorTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testBoundedParseErrorIsWithheld);
 	CPPUNIT_TEST(testPrintedFormWithMoreCandidatesParses);
 	CPPUNIT_TEST(testIncompleteRedactorMasksWhole);
+	CPPUNIT_TEST(testServerErrorFieldsAreRedacted);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -184,6 +186,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("***"), exc.message());
 		CPPUNIT_ASSERT_EQUAL(std::string("***"), exc.nested()->message());
 		CPPUNIT_ASSERT(SecretRedactor({"s3cret"}).complete());
+	}
+
+	void testServerErrorFieldsAreRedacted()
+	{
+		// A server error echoes the role name the client sent; its message was redacted but fields()
+		// kept the text (found by review).
+		BlueTuskServerException::Fields fields;
+		fields.severity = "FATAL";
+		fields.sqlState = "28000";
+		fields.message = "role \"app password=s3cret\" does not exist";
+		fields.detail = "detail s3cret";
+		fields.hint = "hint s3cret";
+		fields.context = "context s3cret";
+		fields.table = "s3cret";
+		BlueTuskServerException exc(fields, false);
+		SecretRedactor({"s3cret"}).redact(exc);
+		CPPUNIT_ASSERT_EQUAL(std::string("role \"app password=***\" does not exist"), exc.fields().message);
+		CPPUNIT_ASSERT_EQUAL(std::string("detail ***"), exc.fields().detail);
+		CPPUNIT_ASSERT_EQUAL(std::string("hint ***"), exc.fields().hint);
+		CPPUNIT_ASSERT_EQUAL(std::string("context ***"), exc.fields().context);
+		CPPUNIT_ASSERT_EQUAL(std::string("***"), exc.fields().table);
+		CPPUNIT_ASSERT_EQUAL(std::string("28000"), exc.sqlState());
+		CPPUNIT_ASSERT(exc.message().find("s3cret") == std::string::npos);
 	}
 
 private:

@@ -7,6 +7,7 @@
 // (and never the password).
 //
 
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "SubsystemFakes.h"
@@ -94,6 +95,7 @@ class DataSourceSubsystemTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPoolSizesValidatedTogether);
 	CPPUNIT_TEST(testUnknownHostOrderNamesOverride);
 	CPPUNIT_TEST(testUnknownHostOrderInConnectionString);
+	CPPUNIT_TEST(testPasswordInHostOrderIsRedacted);
 	CPPUNIT_TEST(testUnknownEvictionPolicyNamesProperty);
 	CPPUNIT_TEST(testMissingPluginNamesProperty);
 	CPPUNIT_TEST(testUnloadablePluginNamesProperty);
@@ -346,6 +348,29 @@ public:
 		DataSourceSubsystem subsystem(f.connector);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString: no host order policy named \"fastest\""));
+	}
+
+	void testPasswordInHostOrderIsRedacted()
+	{
+		// A libpq tail pasted into the Host Order value puts a password in the policy name, which the
+		// lookup's message and the data source's messages quote (found by review: they were not
+		// redacted). The message still names the property.
+		Fixture f;
+		f.set("bluetusk.dataSources.main.connectionString", "Host=127.0.0.1;Username=app;Host Order=\"x password=hostorder-pw-1\"");
+		DataSourceSubsystem subsystem(f.connector);
+		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, "hostorder-pw-1"));
+		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString: no host order policy named \"x password=***"));
+		try
+		{
+			BlueTuskDataSource::create("Host=127.0.0.1;Username=app;Eviction Policy=\"y password=eviction-pw-2\"", f.connector);
+			CPPUNIT_FAIL("an unknown eviction policy was accepted");
+		}
+		catch (Poco::Exception& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.displayText(), !contains(exc.displayText(), "eviction-pw-2"));
+			CPPUNIT_ASSERT_MESSAGE(exc.displayText(), contains(exc.displayText(), "password=***"));
+		}
 	}
 
 	void testUnknownEvictionPolicyNamesProperty()
