@@ -15,6 +15,9 @@
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
 
 namespace BlueTusk {
 
@@ -266,6 +269,44 @@ void ProtocolSession::sendWriter(std::size_t end)
 			_sendTimeoutSet = false;
 		}
 		_writer.send(_socket, end);
+	}
+	catch (Poco::Exception& exc)
+	{
+		_writer.clear();
+		_discardInFlight = false;
+		markBroken();
+		closeSocket();
+		if (_deadline) throw;
+		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+	}
+}
+
+
+void ProtocolSession::sendWriterReading(std::size_t end)
+{
+	if (_socket.impl()->secure())
+	{
+		sendWriter(end);
+		return;
+	}
+	try
+	{
+		// What the socket does not take at once waits for room, and the answers that arrive meanwhile
+		// are read into the reader (later reads find them there), so a server blocked on its answers
+		// can go on reading: libpq does the same (pqSendSome() reads when a write would block).
+		const Poco::Timespan timeout = _deadline ? _deadline->socketTimeout() : _commandTimeout;
+		const int waitMilliseconds = timeout.totalMicroseconds() == 0 ? -1 : static_cast<int>(std::max<Poco::Timespan::TimeDiff>(timeout.totalMilliseconds(), 1));
+		while (_writer.sendAhead(_socket, end) > 0)
+		{
+			pollfd descriptor{_socket.impl()->sockfd(), POLLIN | POLLOUT, 0};
+			const int ready = ::poll(&descriptor, 1, waitMilliseconds);
+			if (ready < 0 && errno == EINTR) continue;
+			if (ready < 0) throw Poco::IOException("poll() failed while sending", std::strerror(errno));
+			if (ready == 0) throw Poco::TimeoutException("no room to send within the command timeout while the server did not read");
+			if ((descriptor.revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !_reader.receiveSome(_socket))
+				throw Poco::Net::ConnectionResetException("the server closed the connection");
+		}
+		if (end == _writer.size()) _writer.clear();
 	}
 	catch (Poco::Exception& exc)
 	{

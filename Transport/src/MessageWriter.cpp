@@ -9,6 +9,7 @@
 #include "Poco/Net/NetException.h"
 #include "SigpipeGuard.h"
 #include <sys/socket.h>
+#include <cerrno>
 #include <algorithm>
 #include <memory>
 #include <limits>
@@ -475,7 +476,14 @@ std::size_t MessageWriter::sendAhead(Poco::Net::StreamSocket& socket, std::size_
 	while (_sent < end)
 	{
 		const ssize_t n = ::send(fd, _buffer.data() + _sent, std::min<std::size_t>(end - _sent, 1 << 20), MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n <= 0) break;   // full (EAGAIN), or an error that the next send() reports
+		if (n < 0 && errno == EINTR) continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;   // the socket is full
+		if (n <= 0)
+		{
+			const std::string reason = n < 0 ? std::string(std::strerror(errno)) : std::string("nothing sent");
+			clear();
+			throw Poco::Net::ConnectionResetException("the connection failed while sending: " + reason);
+		}
 		_sent += static_cast<std::size_t>(n);
 	}
 	return end - _sent;

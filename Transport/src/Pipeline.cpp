@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Pipeline.h"
 #include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/Dialer.h"
 
 namespace BlueTusk {
 
@@ -194,8 +195,7 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 	if (_discardPending) reset(true);
 	// Every statement is encoded before any is sent, each value once: a value that cannot be sent
 	// throws here with nothing sent. The chunks (a Flush after each, a Sync at the sync points) are then
-	// sent in order; a send that waits for the socket happens only when every answer before it is read
-	// (a server blocked on answers nobody reads would stop reading, and both would wait forever).
+	// sent in order.
 	struct Chunk
 	{
 		std::size_t end;        /// the writer's size after it
@@ -231,22 +231,37 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 	std::size_t statementIndex = 0;
 	_cancelSentForTimeout = false;
 	std::size_t next = 0;
+	auto sendAhead = [this](std::size_t end)
+		/// true while bytes up to end are left to send; a failed socket breaks the session
+	{
+		try
+		{
+			return _writer.sendAhead(_socket, end) > 0;
+		}
+		catch (Poco::Exception& exc)
+		{
+			markBroken();
+			closeSocket();
+			throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		}
+	};
 	try
 	{
 		for (std::size_t c = 0; c < chunks.size(); ++c)
 		{
 			const Chunk& chunk = chunks[c];
-			// The rest of this chunk waits for the socket only now that every answer before it is read.
-			// While its answers are read, the next chunk goes out as far as the socket takes it without
-			// waiting (tried every SEND_AHEAD_EVERY answers: the send buffer frees up as the server
-			// reads), so that the server finds it queued when it is done with this one. Not on TLS.
-			sendWriter(chunk.end);
+			// The rest of this chunk goes out reading the answers that arrive meanwhile (plain sockets:
+			// a server blocked on answers nobody reads would stop reading). While its answers are read,
+			// the next chunk goes out as far as the socket takes it without waiting (tried every
+			// SEND_AHEAD_EVERY answers: the send buffer frees up as the server reads), so that the
+			// server finds it queued when it is done with this one. On TLS both are plain sends.
+			sendWriterReading(chunk.end);
 			const bool last = c + 1 == chunks.size();
 			bool ahead = !last && !_socket.impl()->secure();   // bytes of the next chunk left to send ahead
 			std::size_t answers = 0;
 			for (; next < chunk.commands; ++next)
 			{
-				if (ahead && answers++ % SEND_AHEAD_EVERY == 0) ahead = _writer.sendAhead(_socket, chunks[c + 1].end) > 0;
+				if (ahead && answers++ % SEND_AHEAD_EVERY == 0) ahead = sendAhead(chunks[c + 1].end);
 				const PipelineCommand& command = commands[next];
 				if (command.isSync)
 				{

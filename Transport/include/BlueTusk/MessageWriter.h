@@ -117,8 +117,9 @@ public:
 		/// Writes as much of the bytes not yet sent up to end as the socket takes without waiting
 		/// (send(2) with MSG_DONTWAIT) and returns how many are left (0: all): a pipeline's next chunk goes out while the
 		/// answers to the one before are read, and a sender that never waits cannot deadlock with a server
-		/// blocked on its answers. Sends nothing on a TLS socket (OpenSSL writes it) and leaves an error
-		/// for the next send() to report. Throws nothing.
+		/// blocked on its answers. Keeps the buffer (send(socket, end) clears it). Sends nothing on a TLS socket
+		/// (OpenSSL writes it). Throws Poco::Net::ConnectionResetException (the buffer cleared) when the
+		/// socket fails.
 
 private:
 	std::string _buffer;

@@ -208,6 +208,11 @@ private:
 		/// breaks the session (BlueTuskSessionBrokenException).
 	void sendWriter(std::size_t end);
 		/// sendWriter() for the writer's bytes up to end only (MessageWriter::send(socket, end)).
+	void sendWriterReading(std::size_t end);
+		/// sendWriter(end) that never blocks a server waiting for its answers to be read: on a plain
+		/// socket it sends what the socket takes, waits in poll(2) for room or answers, and reads answers
+		/// into the reader meanwhile (the command timeout, or the deadline, bounds each wait); on TLS,
+		/// sendWriter(end).
 	std::vector<QueryResult> runCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a

@@ -71,6 +71,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPipelineRefusedValueSendsNothing);
 	CPPUNIT_TEST(testPipelineOverTls);
 	CPPUNIT_TEST(testPipelineStatementClosedAfterAdd);
+	CPPUNIT_TEST(testPipelineOfLargeAnswersDoesNotDeadlock);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -414,6 +415,28 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("7"), scalar(*session, "SELECT sum(id) FROM piped"));
 		CPPUNIT_ASSERT_THROW(pipeline.add(PreparedStatement(), {1}), BlueTuskUsageException);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(0), pipeline.size());
+	}
+
+	void testPipelineOfLargeAnswersDoesNotDeadlock()
+	{
+		// 300 statements of 100 kB each way: a chunk (256 statements, 25 MB) is far more than the socket
+		// buffers hold, and the server, blocked on answers nobody reads, stops reading. A send that only
+		// waits for room would hang until Command Timeout (found by review; the chunked send before it
+		// had the same limit): the send reads the answers that arrive meanwhile.
+		ProtocolSession::Ptr session = openNode(1, "Command Timeout=20");
+		const std::string value(100000, 'v');
+		Pipeline pipeline(*session);
+		for (int i = 0; i < 300; ++i) pipeline.add("SELECT $1::text", {value});
+		const Poco::Clock started;
+		const std::vector<PipelineResult> results = pipeline.run();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(300), results.size());
+		for (const PipelineResult& result: results)
+		{
+			CPPUNIT_ASSERT(result.status == PipelineResult::Status::Ok);
+			CPPUNIT_ASSERT_EQUAL(value.size(), result.result.row(0).get<std::string>(0).size());
+		}
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(started.elapsed()), started.elapsed() < 15 * Poco::Clock::resolution());
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
 	}
 
 	void testNotifications()
