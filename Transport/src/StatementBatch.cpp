@@ -16,8 +16,8 @@ namespace BlueTusk {
 namespace {
 
 const std::size_t CHUNK_ROWS = 256;
-	/// rows per write: large enough to amortise the round trip, small enough that neither side's socket
-	/// buffers fill with answers nobody reads yet (the server writes about 20 bytes per row)
+	/// rows per write: large enough to amortise the round trip; the answers that arrive while a chunk is
+	/// sent are read meanwhile on plain sockets (sendWriterReading()), so large ones cannot deadlock it
 
 } // namespace
 
@@ -78,7 +78,7 @@ Poco::UInt64 ProtocolSession::executeBatch(const PreparedStatement& handle, cons
 			throw;
 		}
 		_closesInFlight.clear();
-		sendWriter();
+		sendWriterReading(_writer.size());   // reads the answers that arrive meanwhile: no deadlock on large ones
 		affected += readBatchChunk(count, first, outside, error);
 		if (error && !last)
 		{

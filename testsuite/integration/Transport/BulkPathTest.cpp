@@ -437,6 +437,11 @@ public:
 		}
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(started.elapsed()), started.elapsed() < 15 * Poco::Clock::resolution());
 		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
+		// the same for a batch (executeBatch(): one prepared statement, 300 rows)
+		PreparedStatement echo = session->prepare("SELECT $1::text");
+		const std::vector<Parameters> rows(300, Parameters{value});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(300), session->executeBatch(echo, rows));
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
 	}
 
 	void testNotifications()
