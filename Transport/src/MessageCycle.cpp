@@ -272,13 +272,19 @@ void ProtocolSession::sendWriter(std::size_t end)
 	}
 	catch (Poco::Exception& exc)
 	{
-		_writer.clear();
-		_discardInFlight = false;
-		markBroken();
-		closeSocket();
-		if (_deadline) throw;
-		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		sendFailed(exc);
 	}
+}
+
+
+void ProtocolSession::sendFailed(const Poco::Exception& exc)
+{
+	_writer.clear();
+	_discardInFlight = false;
+	markBroken();
+	closeSocket();
+	if (_deadline) throw;
+	throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
 }
 
 
@@ -310,12 +316,7 @@ void ProtocolSession::sendWriterReading(std::size_t end)
 	}
 	catch (Poco::Exception& exc)
 	{
-		_writer.clear();
-		_discardInFlight = false;
-		markBroken();
-		closeSocket();
-		if (_deadline) throw;
-		throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+		sendFailed(exc);
 	}
 }
 

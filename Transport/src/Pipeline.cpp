@@ -11,7 +11,6 @@
 
 #include "BlueTusk/Pipeline.h"
 #include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/Dialer.h"
 
 namespace BlueTusk {
 
@@ -240,9 +239,7 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 		}
 		catch (Poco::Exception& exc)
 		{
-			markBroken();
-			closeSocket();
-			throw BlueTuskSessionBrokenException("connection to " + where() + " lost while sending: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+			sendFailed(exc);
 		}
 	};
 	try

@@ -208,6 +208,9 @@ private:
 		/// breaks the session (BlueTuskSessionBrokenException).
 	void sendWriter(std::size_t end);
 		/// sendWriter() for the writer's bytes up to end only (MessageWriter::send(socket, end)).
+	[[noreturn]] void sendFailed(const Poco::Exception& exc);
+		/// For a catch block of a failed send: clears the writer, breaks the session and rethrows (during
+		/// startup, under a deadline) or throws BlueTuskSessionBrokenException naming the endpoint.
 	void sendWriterReading(std::size_t end);
 		/// sendWriter(end) that never blocks a server waiting for its answers to be read: on a plain
 		/// socket it sends what the socket takes, waits in poll(2) for room or answers, and reads answers
