@@ -15,6 +15,7 @@
 #include "Poco/NumberParser.h"
 #include "Poco/String.h"
 #include "Poco/UnicodeConverter.h"
+#include <cmath>
 
 namespace BlueTusk {
 namespace Data {
@@ -80,7 +81,9 @@ void convert(const Field& field, Poco::Int64& value)
 	const std::string digits = Poco::trim(text(field));
 	if (Poco::NumberParser::tryParse64(digits, value)) return;
 	double number = 0;
-	if (Poco::NumberParser::tryParseFloat(digits, number) && number == static_cast<double>(static_cast<Poco::Int64>(number)))
+	// A whole number within Int64's range only: the cast of anything else (1e19, inf, nan) is undefined.
+	if (Poco::NumberParser::tryParseFloat(digits, number) && std::isfinite(number) && number >= -9223372036854775808.0 &&
+		number < 9223372036854775808.0 && number == std::trunc(number))
 	{
 		value = static_cast<Poco::Int64>(number);
 		return;

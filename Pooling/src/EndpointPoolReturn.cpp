@@ -43,6 +43,21 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		}
 		Session& session = *entry->session;
 		if (!broken && session.isBroken()) broken = true;
+		if (!broken)
+		{
+			// Whatever the reset: end the lease's open portal and read-ahead rows, put back its command
+			// timeout; a COPY left open makes the session unusable (Session::endLease()).
+			try
+			{
+				broken = !session.endLease();
+			}
+			catch (...)
+			{
+				if (m.logger.debug())
+					m.logger.debug("ending a lease on " + m.redactor.redact(_endpoint.toString()) + " failed, closing its session: " + Detail::describeException(std::current_exception(), m.redactor));
+				broken = true;
+			}
+		}
 
 		// Under m.mutex: whether the returning session may stay in the pool (not broken, not draining, the
 		// eviction policy agrees, and an unpooled pool only keeps it for a waiter). When not, it is closed

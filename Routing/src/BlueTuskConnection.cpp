@@ -267,6 +267,9 @@ void BlueTuskConnection::close()
 		{
 			try
 			{
+				// An unread fetch's rest is not wanted: end its portal rather than read it all in ahead of
+				// the token's query (ensureUsable() would keep it for a next fetch() that never comes).
+				if (session.isFetching()) session.endFetch();
 				walPosition();
 			}
 			catch (Poco::Exception& exc)

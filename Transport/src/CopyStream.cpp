@@ -49,18 +49,28 @@ std::vector<Poco::Int16> copyFormats(const BackendMessage& message)
 } // namespace
 
 
+void checkFieldLength(Poco::UInt64 length, std::size_t column)
+{
+	// The COPY binary format gives a field's length in an Int32 (PostgreSQL docs, COPY, "Tuples"): a
+	// longer value would be cut short and its rest read as further fields.
+	if (length > 0x7FFFFFFF)
+		throw BlueTuskTypeException("binary COPY, column " + std::to_string(column + 1) + ": the value is too long (" +
+			std::to_string(length) + " bytes; the COPY binary format allows 2^31-1)");
+}
+
+
 class ProtocolCopyIn: public CopyIn
 {
 public:
 	ProtocolCopyIn(ProtocolSession& session, bool binary, std::size_t columns, const std::vector<Poco::UInt32>& types):
-		_session(session), _binary(binary), _columns(columns), _types(types)
+		_session(session), _lifetime(session._lifetime), _binary(binary), _columns(columns), _types(types)
 	{
 		_session._copyInProgress = true;
 	}
 
 	~ProtocolCopyIn()
 	{
-		if (!_open || _session.isBroken()) return;
+		if (!_open || _lifetime.expired() || _session.isBroken()) return;
 		try
 		{
 			abort("the client's CopyIn was destroyed before finish() (an exception in the application?)");
@@ -118,6 +128,7 @@ public:
 				throw BlueTuskTypeException("binary COPY, column " + std::to_string(i + 1) + " (" + TypeOid::name(type) +
 					"): a string has no binary form for this type");
 			const Poco::UInt64 length = _row.size() - lengthAt - 4;
+			checkFieldLength(length, i);
 			for (int b = 0; b < 4; ++b) _row[lengthAt + b] = static_cast<char>((length >> (24 - 8 * b)) & 0xFF);
 		}
 		write(_row.data(), _row.size());
@@ -143,7 +154,7 @@ public:
 		_session._copyInProgress = false;
 		_session._writer.begin('c');
 		_session._writer.end();
-		_session.sendWriter();
+		_session.sendWriterReading(_session._writer.size());
 		std::vector<QueryResult> results = _session.readCycle();
 		return results.empty() ? 0 : results.back().rowsAffected();
 	}
@@ -156,7 +167,7 @@ public:
 		_session._writer.begin('f');
 		_session._writer.putCString(reason.find('\0') == std::string::npos ? reason : std::string("aborted"));
 		_session._writer.end();
-		_session.sendWriter();
+		_session.sendWriterReading(_session._writer.size());
 		try
 		{
 			_session.readCycle();
@@ -180,6 +191,8 @@ public:
 private:
 	void check()
 	{
+		if (_lifetime.expired())
+			throw BlueTuskUsageException("the session of this CopyIn was closed (its connection went back to the pool before finish() or abort())");
 		if (!_open) throw BlueTuskUsageException("the COPY is over (finish() or abort() was called)");
 		if (_session.isBroken())
 		{
@@ -193,7 +206,11 @@ private:
 	{
 		try
 		{
-			_session.sendWriter();
+			// While a chunk waits for room, what the server sends meanwhile (a trigger's notices, say) is read
+			// and handled, so that neither side blocks on a full socket (PostgreSQL docs 55.2.6: the
+			// backend may send NoticeResponse during a COPY; libpq's pqPutCopyData() reads them too).
+			_session.sendWriterReading(_session._writer.size());
+			_session.handleBufferedAsync();
 		}
 		catch (...)
 		{
@@ -204,6 +221,7 @@ private:
 	}
 
 	ProtocolSession& _session;
+	std::weak_ptr<int> _lifetime;   /// expired once the session is destroyed (a lease returned with the COPY open)
 	bool _open = true;
 	bool _binary;
 	bool _headerDone = false;

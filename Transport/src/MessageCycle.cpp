@@ -58,6 +58,7 @@ void ProtocolSession::handleReady(const BackendMessage& message)
 void ProtocolSession::handleReady(char status)
 {
 	_readyAt.update();      // the ParameterStatus values in front of it (in_hot_standby) are current now
+	_roleFromProbe = false; // the probe's own ReadyForQuery comes before probeRole() sets it
 	_ranSinceReset = true;  // a command ran (reset(), the role probes and refreshRole() put back what they found)
 	switch (status)
 	{
@@ -125,6 +126,28 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 		return true;
 	default:
 		return false;
+	}
+}
+
+
+void ProtocolSession::handleBufferedAsync()
+{
+	try
+	{
+		BackendMessage message;
+		for (;;)
+		{
+			const char type = _reader.nextType();
+			if ((type != 'N' && type != 'A' && type != 'S') || !_reader.complete()) return;
+			_reader.next(message);
+			handleAsync(message);
+		}
+	}
+	catch (BlueTuskProtocolException&)
+	{
+		markBroken();
+		closeSocket();
+		throw;
 	}
 }
 
@@ -249,25 +272,31 @@ void ProtocolSession::sendWriter()
 }
 
 
+void ProtocolSession::applySocketTimeouts()
+{
+	if (!_deadline)
+	{
+		setReceiveTimeout(_commandTimeout);
+		if (!_sendTimeoutSet || _sendTimeout != _commandTimeout)
+		{
+			_socket.setSendTimeout(_commandTimeout);
+			_sendTimeout = _commandTimeout;
+			_sendTimeoutSet = true;
+		}
+	}
+	else
+	{
+		_socket.setSendTimeout(_deadline->socketTimeout());
+		_sendTimeoutSet = false;
+	}
+}
+
+
 void ProtocolSession::sendWriter(std::size_t end)
 {
 	try
 	{
-		if (!_deadline)
-		{
-			setReceiveTimeout(_commandTimeout);
-			if (!_sendTimeoutSet || _sendTimeout != _commandTimeout)
-			{
-				_socket.setSendTimeout(_commandTimeout);
-				_sendTimeout = _commandTimeout;
-				_sendTimeoutSet = true;
-			}
-		}
-		else
-		{
-			_socket.setSendTimeout(_deadline->socketTimeout());
-			_sendTimeoutSet = false;
-		}
+		applySocketTimeouts();
 		_writer.send(_socket, end);
 	}
 	catch (Poco::Exception& exc)
@@ -300,6 +329,7 @@ void ProtocolSession::sendWriterReading(std::size_t end)
 		// What the socket does not take at once waits for room, and the answers that arrive meanwhile
 		// are read into the reader (later reads find them there), so a server blocked on its answers
 		// can go on reading: libpq does the same (pqSendSome() reads when a write would block).
+		applySocketTimeouts();   // for the reads that follow (a deadline of an earlier round trip may be set)
 		const Poco::Timespan timeout = _deadline ? _deadline->socketTimeout() : _commandTimeout;
 		const int waitMilliseconds = timeout.totalMicroseconds() == 0 ? -1 : static_cast<int>(std::max<Poco::Timespan::TimeDiff>(timeout.totalMilliseconds(), 1));
 		while (_writer.sendAhead(_socket, end) > 0)

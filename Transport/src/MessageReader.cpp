@@ -146,6 +146,12 @@ bool MessageReader::next(BackendMessage& message)
 }
 
 
+char MessageReader::nextType() const
+{
+	return _position < _end ? _buffer[_position] : 0;
+}
+
+
 std::size_t MessageReader::buffered() const
 {
 	return _end - _position;

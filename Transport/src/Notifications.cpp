@@ -61,8 +61,23 @@ bool ProtocolSession::waitForNotification(const Poco::Timespan& timeout, Notific
 				// Data may already be buffered (in the reader, or decrypted inside TLS): only then skip the wait.
 				if (_reader.buffered() == 0 && _socket.available() == 0 && !_socket.poll(left, Poco::Net::Socket::SELECT_READ))
 					return false;
-				setReceiveTimeout(left.totalMicroseconds() > 1000 ? left : Poco::Timespan(1000));
-				_reader.receive(_socket, message);
+				// The whole message within the timeout, however it trickles in: every read waits only for
+				// what is left of it (a partial message stays buffered for the next call).
+				bool timedOut = false;
+				while (!_reader.complete())
+				{
+					const Poco::Timespan remaining(timeout.totalMicroseconds() - started.elapsed());
+					if (remaining.totalMicroseconds() <= 0)
+					{
+						timedOut = true;
+						break;
+					}
+					setReceiveTimeout(remaining.totalMicroseconds() > 1000 ? remaining : Poco::Timespan(1000));
+					if (!_reader.receiveSome(_socket))
+						throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
+				}
+				if (timedOut) return false;
+				_reader.next(message);
 			}
 			catch (Poco::TimeoutException&)
 			{

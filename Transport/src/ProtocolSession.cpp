@@ -64,98 +64,9 @@ ServerRole ProtocolSession::role() const
 }
 
 
-ServerRole ProtocolSession::probeRole(bool force)
-{
-	_roleChangeSuspected = false;
-	if (!force)
-	{
-		ServerRole fromParameters = reportedRole();
-		if (fromParameters != ServerRole::Unknown)
-		{
-			_role = fromParameters;
-			return _role;
-		}
-	}
-	std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
-	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 2 ||
-		!results[0].rows[0][0] || !results[0].rows[0][1])
-	{
-		markBroken();
-		throw BlueTuskProtocolException("unexpected answer to the role probe from " + where());
-	}
-	const std::string& inRecovery = *results[0].rows[0][0];
-	const std::string& readOnly = *results[0].rows[0][1];
-	if (inRecovery == "t") _role = ServerRole::Standby;
-	else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
-	else _role = ServerRole::Primary;
-	return _role;
-}
-
-
 bool ProtocolSession::roleChangeSuspected() const
 {
 	return _roleChangeSuspected;
-}
-
-
-ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
-{
-	_roleChangeSuspected = false;
-	// One statement, one round trip: the role probe's two columns, then the WAL positions (doc/freshness.md).
-	// No CASE for a primary's pg_current_wal_lsn(): measured after the pool's DISCARD ALL, it made the
-	// probe 20 us slower (the plain columns: 5 us).
-	std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), "
-		"pg_last_wal_replay_lsn(), pg_last_wal_receive_lsn()");
-	if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 4 ||
-		!results[0].rows[0][0] || !results[0].rows[0][1])
-	{
-		markBroken();
-		throw BlueTuskProtocolException("unexpected answer to the role and WAL probe from " + where());
-	}
-	const auto& row = results[0].rows[0];
-	if (*row[0] == "t") _role = ServerRole::Standby;
-	else if (*row[1] == "on") _role = ServerRole::PrimaryReadOnly;
-	else _role = ServerRole::Primary;
-	replayed = Lsn();
-	received = Lsn();
-	if (row[2]) Lsn::tryParse(*row[2], replayed);
-	if (row[3]) Lsn::tryParse(*row[3], received);
-	return _role;
-}
-
-
-ServerRole ProtocolSession::refreshRole()
-{
-	if (reportedRole() == ServerRole::Unknown) return probeRole(true);   // before PostgreSQL 14: no in_hot_standby
-	if (_discardPending)
-	{
-		reset(true);   // the reset the next command would carry: its ReadyForQuery reports the role as well
-	}
-	else
-	{
-		const bool ran = _ranSinceReset;
-		ensureUsable();
-		try
-		{
-			_writer.sync();   // outside an extended query: only a ReadyForQuery comes back
-		}
-		catch (...)
-		{
-			abandonWrite();
-			throw;
-		}
-		runCycle();
-		_ranSinceReset = ran;
-	}
-	const ServerRole reported = reportedRole();
-	if (reported == ServerRole::Unknown)
-	{
-		markBroken();
-		throw BlueTuskProtocolException("the server stopped reporting in_hot_standby and default_transaction_read_only on " + where());
-	}
-	_roleChangeSuspected = false;
-	_role = reported;
-	return _role;
 }
 
 
@@ -176,43 +87,6 @@ bool ProtocolSession::isBroken() const
 TransactionStatus ProtocolSession::transactionStatus() const
 {
 	return _transactionStatus;
-}
-
-
-void ProtocolSession::reset(bool discardAll)
-{
-	if (discardAll) _discardPending = false;   // done now instead
-	try
-	{
-		endFetch();   // the next user does not want the last one's rows
-		if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
-		if (discardAll) executeSimple(resetSql());
-	}
-	catch (...)
-	{
-		markBroken();
-		throw;
-	}
-	if (discardAll) _ranSinceReset = false;
-}
-
-
-bool ProtocolSession::deferReset()
-{
-	if (_portalOpen)
-	{
-		try
-		{
-			endFetch();
-		}
-		catch (...)
-		{
-			return false;
-		}
-	}
-	if (_broken || !_ready || _transactionStatus != TransactionStatus::Idle) return false;
-	if (_ranSinceReset) _discardPending = true;   // else: as reset as when it started or was last reset
-	return true;
 }
 
 

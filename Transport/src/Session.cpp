@@ -63,6 +63,13 @@ bool Session::deferReset()
 }
 
 
+bool Session::endLease()
+{
+	if (isFetching()) endFetch();
+	return !isBroken();
+}
+
+
 bool Session::isResetPending() const
 {
 	return false;

@@ -72,6 +72,14 @@ QueryAnswer QueryAnswer::copyOut(const std::vector<std::string>& chunks, int dis
 }
 
 
+QueryAnswer& QueryAnswer::thenTrickle(const std::string& bytes, int millisecondsPerByte)
+{
+	afterReady = bytes;
+	afterReadyTrickleMs = millisecondsPerByte;
+	return *this;
+}
+
+
 QueryAnswer& QueryAnswer::trickle(int millisecondsPerByte)
 {
 	trickleMs = millisecondsPerByte;

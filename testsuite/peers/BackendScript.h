@@ -47,6 +47,8 @@ struct QueryAnswer
 	                                   /// (received for In, sent for Out): a server dying mid-COPY
 	std::string rawReply;              /// non-empty: these bytes instead of the answer's messages (a hostile
 	                                   /// server after startup), then ReadyForQuery as usual
+	std::string afterReady;            /// simple Query only: bytes sent after its ReadyForQuery (an
+	int afterReadyTrickleMs = 0;       /// asynchronous message, say), one byte every afterReadyTrickleMs
 
 	static QueryAnswer value(const std::string& value, const std::string& column = "?column?");
 		/// One row, one text column.
@@ -62,6 +64,9 @@ struct QueryAnswer
 		/// Sends bytes as they are (any framing, valid or not) in place of the answer (rawReply).
 	QueryAnswer& delay(int milliseconds);
 	QueryAnswer& frozen(int milliseconds);
+	QueryAnswer& thenTrickle(const std::string& bytes, int millisecondsPerByte);
+		/// After the ReadyForQuery of the simple Query that got this answer, sends bytes one every
+		/// millisecondsPerByte (a server trickling an asynchronous message to an idle session).
 	QueryAnswer& trickle(int millisecondsPerByte);
 		/// Sends the answer one byte every millisecondsPerByte, ignoring a CancelRequest.
 		/// delay(milliseconds) that a CancelRequest does not interrupt (a SIGSTOPped server).

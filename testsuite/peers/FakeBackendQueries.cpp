@@ -43,13 +43,23 @@ void FakeBackend::serveQueries(Connection& connection)
 				{
 					if (!send(connection, Wire::emptyQueryResponse())) return;
 				}
+				std::string afterReady;
+				int afterReadyTrickleMs = 0;
 				for (const auto& statement: statements)
 				{
 					int result = answerStatement(connection, statement, true);
 					if (result < 0) return;
+					const QueryAnswer answer = resolve(statement);
+					if (!answer.afterReady.empty())
+					{
+						afterReady = answer.afterReady;
+						afterReadyTrickleMs = answer.afterReadyTrickleMs;
+					}
 					if (result == 0) break;
 				}
 				if (!send(connection, Wire::readyForQuery(connection.status))) return;
+				for (char byte: afterReady)
+					if (!send(connection, std::string(1, byte)) || !pause(connection, afterReadyTrickleMs, false)) return;
 				break;
 			}
 			case 'P':

@@ -60,6 +60,17 @@ public:
 		/// The COPY's format is binary (CopyInResponse).
 };
 
+
+namespace Detail {
+
+BlueTusk_Transport_API void checkFieldLength(Poco::UInt64 length, std::size_t column);
+	/// Throws BlueTuskTypeException naming the column (0-based here, 1-based in the message) when a field
+	/// of length bytes does not fit the COPY binary format's Int32 field length (more than 2^31-1 bytes;
+	/// PostgreSQL docs, COPY, "Binary Format"). CopyIn::writeRow() checks every field with it before
+	/// anything of the row is written.
+
+} // namespace Detail
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_CopyIn_INCLUDED

@@ -69,6 +69,9 @@ public:
 		/// As next(BackendMessage&), without copying the body out of the buffer (doc/performance.md,
 		/// "Pass 3"); view is valid until the next call that reads, feeds or clears.
 
+	char nextType() const;
+		/// The type byte of the next buffered message (complete or not); 0 when nothing is buffered.
+
 	std::size_t buffered() const;
 		/// Bytes buffered and not yet returned.
 

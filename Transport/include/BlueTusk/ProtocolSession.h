@@ -96,6 +96,7 @@ public:
 	TransactionStatus transactionStatus() const;
 	void reset(bool discardAll);
 	bool deferReset();
+	bool endLease();
 	bool isResetPending() const;
 	bool ranSinceReset() const;
 	void close();
@@ -206,6 +207,9 @@ private:
 	void sendWriter();
 		/// Sends what the writer holds under the command timeout (or the startup deadline); a failure
 		/// breaks the session (BlueTuskSessionBrokenException).
+	void applySocketTimeouts();
+		/// The socket's send and receive timeouts for the next command: the running deadline's time left,
+		/// else the command timeout.
 	void sendWriter(std::size_t end);
 		/// sendWriter() for the writer's bytes up to end only (MessageWriter::send(socket, end)).
 	[[noreturn]] void sendFailed(const Poco::Exception& exc);
@@ -263,7 +267,20 @@ private:
 	QueryResult takeAhead(std::size_t rows);
 
 	// CopyStream.cpp, RowStream.cpp, Notifications.cpp
+	// SessionMaintenance.cpp
+	class MaintenanceScope;
+	template <typename Operation>
+	auto maintain(const char* what, Operation&& operation) -> decltype(operation());
+		/// Runs one of BlueTusk's own round trips (what: "the session reset") bounded by the settings'
+		/// Timeout unless a deadline runs already; a timeout or a lost connection then breaks the session
+		/// and throws BlueTuskSessionBrokenException naming what.
+
 	friend class Detail::ProtocolCopyIn;
+	void handleBufferedAsync();
+		/// Handles the notices, notifications and ParameterStatus messages already buffered in the reader
+		/// (read while a send waited for room, sendWriterReading()), up to the first other message, which
+		/// stays buffered for the cycle that reads it: a server sending many of them during a long COPY
+		/// must not grow the reader without bound (libpq's pqPutCopyData() does the same).
 	void startCopy(const std::string& sql, char expected, std::vector<Poco::Int16>* formats);
 		/// Sends sql (simple query) and reads up to its CopyInResponse ('G') or CopyOutResponse ('H').
 	void drainToReady();
@@ -303,6 +320,10 @@ private:
 	Poco::Timestamp _createdAt;
 	NoticeHandler _noticeHandler;
 	Poco::Timespan _commandTimeout;
+	Poco::Timespan _defaultCommandTimeout;   /// the settings' Command Timeout: endLease() puts it back
+	Poco::Timespan _maintenanceTimeout;      /// the settings' Timeout: bounds BlueTusk's own round trips (MaintenanceScope)
+	bool _roleFromProbe = false;             /// _role came from the probe query and no cycle ran since (probeRole(false))
+	std::shared_ptr<int> _lifetime = std::make_shared<int>(0);   /// a CopyIn's weak_ptr to it tells it the session is gone
 	Poco::Timespan _receiveTimeout;
 	bool _receiveTimeoutSet = false;
 	Poco::Timespan _sendTimeout;

@@ -144,6 +144,17 @@ public:
 		/// next command the server keeps the session state (temporary tables, prepared statements,
 		/// session-level advisory locks) while the session is idle in its pool; closing it drops them too.
 
+	virtual bool endLease();
+		/// Called by the pool when a lease ends, before it decides on the reset, whatever No Reset On Close
+		/// says: ends what the lease left open on the session (a beginFetch() portal, whose implicit
+		/// transaction would otherwise hold its snapshot and locks, and rows read ahead of it: endFetch())
+		/// and puts back what the lease changed on the client side only (ProtocolSession's command
+		/// timeout), so the next lease starts as a new session would. Returns false when the session cannot
+		/// be reused: it is broken, or a COPY FROM STDIN is still open on it (the server is in COPY mode;
+		/// the session is then marked broken and the CopyIn refuses further use). Throws when ending the
+		/// portal fails (the session is then broken). Default: endFetch() while isFetching(), then
+		/// !isBroken().
+
 	virtual bool isResetPending() const;
 		/// True while a deferred DISCARD ALL has not been sent yet (the default: never).
 

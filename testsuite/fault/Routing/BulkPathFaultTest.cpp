@@ -54,6 +54,7 @@ class BulkPathFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testServerClosesDuringCopyOut);
 	CPPUNIT_TEST(testServerClosesDuringPipeline);
 	CPPUNIT_TEST(testCopyInAnswerCountsRows);
+	CPPUNIT_TEST(testLeaseReturnedWithCopyOpen);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -135,6 +136,26 @@ public:
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(7), copy->finish());
 		CPPUNIT_ASSERT(!lease.session().isBroken());
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.executeSimple("SELECT 1").size());
+	}
+
+	void testLeaseReturnedWithCopyOpen()
+	{
+		// A lease returned while its CopyIn is still open (found by review, session 9): the server is in
+		// COPY FROM STDIN mode, which no reset ends, so the session is closed, not parked for the next
+		// user; the CopyIn, which outlives the session, refuses further use (before: it wrote on freed
+		// memory, or on a session parked in COPY mode that refused every later lease).
+		std::unique_ptr<CopyIn> copy;
+		{
+			BlueTuskConnection lease = _dataSource->open();
+			copy = lease.session().copyIn("COPY good FROM STDIN");
+			copy->write("1\n");
+		}
+		checkNoLeak();
+		CPPUNIT_ASSERT_THROW(copy->write("2\n"), BlueTuskUsageException);
+		CPPUNIT_ASSERT_THROW(copy->finish(), BlueTuskUsageException);
+		copy.reset();   // and its destructor does not touch the gone session either
+		BlueTuskConnection next = _dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.executeSimple("SELECT 1").size());
 	}
 
 private:

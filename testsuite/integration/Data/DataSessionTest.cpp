@@ -77,6 +77,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSessionPoolWithEightThreads);
 	CPPUNIT_TEST(testOpenDuringFailoverLandsOnPromotedNode);
 	CPPUNIT_TEST(testLoginTimeoutBoundsTheCheckout);
+	CPPUNIT_TEST(testConnectionTimeoutStaysWithItsSession);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -382,6 +383,29 @@ public:
 		}
 		const double seconds = clock.elapsed() / 1e6;
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
+	}
+
+	void testConnectionTimeoutStaysWithItsSession()
+	{
+		// setConnectionTimeout() is the command timeout of one Poco session (found by review, session 9):
+		// it used to stay on the pooled server session, so the next Poco session on it, which set none,
+		// had its 1.5 s statement cancelled after 1 s.
+		const std::string text = primaryString("Maximum Pool Size=1;Application Name=timeout-stays");
+		std::string firstPid, secondPid;
+		{
+			Session first("bluetusk", text);
+			first.setConnectionTimeout(1);
+			first << "SELECT pg_backend_pid()::text", into(firstPid), now;
+			CPPUNIT_ASSERT_THROW((first << "SELECT pg_sleep(1.5)", now), Poco::Data::DataException);   // it does apply here
+		}
+		Session second("bluetusk", text);
+		second << "SELECT pg_backend_pid()::text", into(secondPid), now;
+		CPPUNIT_ASSERT_EQUAL(firstPid, secondPid);   // the same server session
+		CPPUNIT_ASSERT_EQUAL(std::size_t(0), second.getConnectionTimeout());
+		second << "SELECT pg_sleep(1.5)", now;
+		int one = 0;
+		second << "SELECT 1", into(one), now;
+		CPPUNIT_ASSERT_EQUAL(1, one);
 	}
 
 	void testSessionPoolWithEightThreads()

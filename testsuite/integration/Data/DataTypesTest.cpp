@@ -469,6 +469,26 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("22012"), exc.sqlState());
 			CPPUNIT_ASSERT(exc.sessionUsable());
 		}
+		// Whole numbers written as floats convert; those outside Int64 (and inf, nan) are refused, not cast
+		// (the cast was undefined behaviour: review, session 9).
+		Poco::Int64 wide = 0;
+		session << "SELECT '4.2e3'::text", into(wide), now;
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(4200), wide);
+		session << "SELECT '-9.2e18'::text", into(wide), now;
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(-9200000000000000000LL), wide);
+		for (const char* text: {"1e19", "9223372036854775808", "-1e19", "inf", "-inf", "nan", "4.5"})
+		{
+			wide = 7;
+			try
+			{
+				session << "SELECT '" + std::string(text) + "'::text AS word", into(wide), now;
+				CPPUNIT_FAIL(std::string(text) + " is no Int64 but gave " + std::to_string(wide));
+			}
+			catch (Poco::Data::ExtractException& exc)
+			{
+				CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("is not an integer") != std::string::npos);
+			}
+		}
 		session << "SELECT 5", into(number), now;
 		CPPUNIT_ASSERT_EQUAL(5, number);
 	}

@@ -64,6 +64,8 @@ class ResetGuaranteeIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNextLeaseSeesANewSession);
 	CPPUNIT_TEST(testNextLeaseSeesANewSessionKeepingStatements);
 	CPPUNIT_TEST(testEmptyLeaseLeavesNothingPending);
+	CPPUNIT_TEST(testUnreadFetchEndsOnReturn);
+	CPPUNIT_TEST(testUnreadFetchEndsOnReturnWithoutReset);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -98,7 +100,51 @@ public:
 		}
 	}
 
+	void testUnreadFetchEndsOnReturn()
+	{
+		fetchThenReturn("");
+	}
+
+	void testUnreadFetchEndsOnReturnWithoutReset()
+	{
+		// No Reset On Close keeps the server's session state, but not the last lease's portal: its implicit
+		// transaction would hold a snapshot and locks in the pool (found by review, session 9).
+		fetchThenReturn(";No Reset On Close=true");
+	}
+
 private:
+	void fetchThenReturn(const std::string& extra)
+	{
+		// A lease that began a fetch and did not read it to the end, once with the portal still open and
+		// once after another command read its rest ahead: the next lease on the same server session must
+		// see no fetch of its own (before: with No Reset On Close the portal stayed open, and with either
+		// setting rows read ahead reached the next lease's fetch()), and the server session is idle, not
+		// idle in the portal's transaction.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10" + extra), connector);
+		auto observer = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10;Application Name=observer"), connector);
+		for (const bool readAhead: {false, true})
+		{
+			std::string pid;
+			{
+				BlueTuskConnection lease = dataSource->open();
+				pid = scalar(lease, "SELECT pg_backend_pid()");
+				PreparedStatement series = lease.prepare("SELECT generate_series(1, 100000) AS i");
+				CPPUNIT_ASSERT_EQUAL(std::size_t(10), lease.session().beginFetch(series, {}, 10).rows.size());
+				if (readAhead) CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(lease, "SELECT 1"));   // reads the portal's rest ahead
+				CPPUNIT_ASSERT(lease.session().isFetching());
+			}
+			{
+				BlueTuskConnection watch = observer->open();
+				CPPUNIT_ASSERT_EQUAL(std::string("idle"), scalar(watch, "SELECT state FROM pg_stat_activity WHERE pid = " + pid));
+			}
+			BlueTuskConnection lease = dataSource->open();
+			CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));
+			CPPUNIT_ASSERT(!lease.session().isFetching());
+			CPPUNIT_ASSERT_EQUAL(std::size_t(0), lease.session().fetch(10).rows.size());
+		}
+	}
+
 	void run(bool keepStatements)
 	{
 		Connector connector;

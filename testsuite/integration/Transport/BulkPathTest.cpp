@@ -72,6 +72,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPipelineOverTls);
 	CPPUNIT_TEST(testPipelineStatementClosedAfterAdd);
 	CPPUNIT_TEST(testPipelineOfLargeAnswersDoesNotDeadlock);
+	CPPUNIT_TEST(testCopyInWithManyNoticesDoesNotDeadlock);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -442,6 +443,35 @@ public:
 		const std::vector<Parameters> rows(300, Parameters{value});
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(300), session->executeBatch(echo, rows));
 		CPPUNIT_ASSERT_EQUAL(std::string("1"), scalar(*session, "SELECT 1"));
+	}
+
+	void testCopyInWithManyNoticesDoesNotDeadlock()
+	{
+		// A row trigger raising a 500-byte notice per row: 50,000 rows of 200 bytes (10 MB) make 25 MB of
+		// notices during the COPY, far more than the socket buffers hold. A COPY that only sent (nothing
+		// read until finish()) blocked with the server, itself blocked on the notices once a few MB of them
+		// were unread and so no longer reading the rows, until Command Timeout broke the session
+		// (found by review, session 9; with Command Timeout=0 it would wait for good). The chunks are now
+		// sent reading what arrives meanwhile, and the notices reach the handler as they come.
+		ProtocolSession::Ptr session = openNode(1, "Command Timeout=20");
+		session->executeSimple("CREATE TEMP TABLE noisy (id int, filler text)");
+		session->executeSimple("CREATE FUNCTION pg_temp.noisy_notice() RETURNS trigger LANGUAGE plpgsql AS "
+			"$$BEGIN RAISE NOTICE '%', repeat('n', 500); RETURN NEW; END$$");
+		session->executeSimple("CREATE TRIGGER noisy_notice BEFORE INSERT ON noisy FOR EACH ROW EXECUTE FUNCTION pg_temp.noisy_notice()");
+		std::size_t notices = 0;
+		std::size_t noticeBytes = 0;
+		session->setNoticeHandler([&](const BlueTuskServerException::Fields& notice) { ++notices; noticeBytes += notice.message.size(); });
+		std::string data;
+		const std::string filler(192, 'f');
+		for (int i = 1; i <= 50000; ++i) data += std::to_string(i) + "\t" + filler + "\n";
+		const Poco::Clock started;
+		std::unique_ptr<CopyIn> copy = session->copyIn("COPY noisy FROM STDIN");
+		for (std::size_t at = 0; at < data.size(); at += 10000) copy->write(data.substr(at, 10000));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(50000), copy->finish());
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(started.elapsed()), started.elapsed() < 15 * Poco::Clock::resolution());
+		CPPUNIT_ASSERT_EQUAL(std::size_t(50000), notices);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(50000 * 500), noticeBytes);
+		CPPUNIT_ASSERT_EQUAL(std::string("50000"), scalar(*session, "SELECT count(*) FROM noisy"));
 	}
 
 	void testNotifications()

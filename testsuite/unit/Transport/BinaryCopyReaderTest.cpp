@@ -7,6 +7,7 @@
 
 #include "BlueTusk/BinaryCopyReader.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/CopyIn.h"
 #include "BlueTusk/TypeOid.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -59,6 +60,7 @@ class BinaryCopyReaderTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testTextCopyRefused);
 	CPPUNIT_TEST(testFieldCountMismatch);
 	CPPUNIT_TEST(testTruncatedAndTrailing);
+	CPPUNIT_TEST(testWrittenFieldLengthBound);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -108,6 +110,28 @@ public:
 		catch (BlueTuskUsageException& exc)
 		{
 			CPPUNIT_ASSERT_MESSAGE(exc.displayText(), exc.displayText().find("3 fields but 2 column types") != std::string::npos);
+		}
+	}
+
+	void testWrittenFieldLengthBound()
+	{
+		// The writing side (CopyIn::writeRow()): a field's length is an Int32, so a value of 2 GiB or more
+		// would be cut short and its rest read as further fields and rows (review, session 9). Checked
+		// here on the lengths, without allocating gigabytes.
+		Detail::checkFieldLength(0, 0);
+		Detail::checkFieldLength(0x7FFFFFFF, 0);
+		for (const Poco::UInt64 length: {Poco::UInt64(0x80000000u), Poco::UInt64(0xFFFFFFFFu), (Poco::UInt64(1) << 32) + 5})
+		{
+			try
+			{
+				Detail::checkFieldLength(length, 2);
+				CPPUNIT_FAIL("a field of " + std::to_string(length) + " bytes must be refused");
+			}
+			catch (BlueTuskTypeException& exc)
+			{
+				CPPUNIT_ASSERT_EQUAL(std::string("binary COPY, column 3: the value is too long (" + std::to_string(length) +
+					" bytes; the COPY binary format allows 2^31-1)"), exc.message());
+			}
 		}
 	}
 
