@@ -5,8 +5,9 @@
 //
 // BlueTusk's own round trips on a session between leases: the role probe and refresh (DESIGN.md 5.2),
 // the reset (PostgreSQL docs, DISCARD), deferring it, and the end of a lease. Each is bounded by the
-// settings' Timeout when no other deadline runs (MaintenanceScope): with the default Command Timeout of
-// 0, a frozen server must not hold the pool's pruning thread or a checkout for good (doc/reliability.md).
+// shorter of the settings' Timeout and Command Timeout (MaintenanceScope): with the default Command
+// Timeout of 0, a frozen server must not hold the pool's pruning thread or a checkout for good
+// (doc/reliability.md, finding 17).
 //
 
 #include "BlueTusk/ProtocolSession.h"
@@ -20,13 +21,15 @@ using Detail::milliseconds;
 
 class ProtocolSession::MaintenanceScope
 	/// Points the session at a deadline of Timeout for one of its own round trips, unless a deadline
-	/// already runs (the startup's, or an outer maintenance operation's) or Timeout is 0 (unlimited).
+	/// already runs (the startup's, or an outer maintenance operation's), Timeout is 0 (unlimited), or a
+	/// shorter Command Timeout bounds the round trip already (with its cancel and grace, as any command).
 {
 public:
 	explicit MaintenanceScope(ProtocolSession& session):
 		_session(session),
 		_deadline(session._maintenanceTimeout),
-		_active(!session._deadline && session._maintenanceTimeout.totalMicroseconds() > 0)
+		_active(!session._deadline && session._maintenanceTimeout.totalMicroseconds() > 0 &&
+			(session._commandTimeout.totalMicroseconds() == 0 || session._maintenanceTimeout < session._commandTimeout))
 	{
 		if (_active) _session._deadline = &_deadline;
 	}

@@ -74,6 +74,7 @@ class MaintenanceDeadlineFaultTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(MaintenanceDeadlineFaultTest);
 	CPPUNIT_TEST(testFrozenRoleRefreshCostsTheTimeout);
+	CPPUNIT_TEST(testShorterCommandTimeoutBoundsTheRefresh);
 	CPPUNIT_TEST(testFrozenPendingResetDoesNotHoldThePool);
 	CPPUNIT_TEST(testPreFourteenServerIsProbedOnce);
 	CPPUNIT_TEST(testFrozenProbeAfterOpenCostsTheTimeout);
@@ -98,6 +99,27 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());   // the frozen session was closed, a new one opened
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.executeSimple("SELECT 2").size());
 		CPPUNIT_ASSERT(lease.role() == ServerRole::Standby);
+	}
+
+	void testShorterCommandTimeoutBoundsTheRefresh()
+	{
+		// Timeout=5 and Command Timeout=1: the shorter bound applies, the command timeout's (1 s, then its
+		// cancel's grace of 250 ms, then the session is closed), as it did before Timeout bounded these.
+		FakeBackend server(BackendScript::standby(), "127.0.0.1");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create("Host=" + server.hostAndPort() +
+			";Username=app;Password=maintenance-secret;SSL Mode=disable;Timeout=5;Command Timeout=1;Maximum Pool Size=1;Target Session Attributes=standby", connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			lease.executeSimple("SELECT 1");
+		}
+		server.setScript(BackendScript::standby().answer("DISCARD ALL", QueryAnswer::command("DISCARD ALL").frozen(20000)));
+		const Poco::Clock clock;
+		BlueTuskConnection lease = dataSource->open();
+		const double seconds = secondsSince(clock);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 1.1 && seconds < 3);
+		CPPUNIT_ASSERT(waitUntil([&] { return server.cancelRequests() == 1; }, Poco::Timespan(2, 0)));   // the command timeout's cancel
+		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());
 	}
 
 	void testFrozenPendingResetDoesNotHoldThePool()
