@@ -80,11 +80,12 @@ bool StatementImpl::nextPage()
 		return false;
 	}
 	Session& session = _session.connection().session();
-	if (session.fetchId() != _fetch)
+	if (session.fetchId() != _fetch || session.sessionId() != _fetchSession)
 	{
 		_paged = false;
-		throw Poco::Data::ExecutionException("bluetusk: the rest of the paged result of \"" + toString() + "\" was dropped when another "
-			"limited statement began on the same session; page one statement at a time, or give each its own Session");
+		throw Poco::Data::ExecutionException("bluetusk: the rest of the paged result of \"" + toString() + "\" was dropped: another "
+			"limited statement began on the same session, or the session was closed or reconnected since; page one statement at a "
+			"time, or give each its own Session");
 	}
 	run([&] { _result = session.fetch(_pageRows); });
 	_cursor.row = 0;
@@ -219,6 +220,7 @@ void StatementImpl::bindImpl()
 		_pageRows = limit;
 		run([&] { _result = session.beginFetch(_statement, _binder->parameters(), limit); });
 		_fetch = session.fetchId();
+		_fetchSession = session.sessionId();
 		_paged = true;
 		_pageDone = !_result.commandTag.empty();
 		_affected = 0;

@@ -81,6 +81,9 @@ Poco::UInt64 ProtocolSession::fetchId() const
 
 void ProtocolSession::endFetch()
 {
+	// Rows not read yet are dropped: a new fetchId() tells a reader holding the old one (Poco::Data's
+	// paged statement) that its rest is gone, rather than letting fetch() report a quiet end.
+	if (isFetching()) ++_fetchId;
 	_fetchAhead = QueryResult();
 	_fetchAheadNext = 0;
 	if (_portalOpen && !_broken) finishPortal(false);

@@ -237,7 +237,9 @@ public:
 		/// True while rows of the last beginFetch() remain (in the portal or read ahead).
 
 	virtual Poco::UInt64 fetchId() const;
-		/// Identifies the fetch begun last (each beginFetch() gets a new one); 0 for none.
+		/// Identifies the fetch begun last (each beginFetch() gets a new one); 0 for none. It changes too
+		/// when rows of the fetch are dropped unread (endFetch(), the end of a lease), so that a reader
+		/// holding the old one can tell its rest is gone.
 
 	virtual void endFetch();
 		/// Forgets the rest of the fetch and ends its portal (Sync). Never needed for correctness.

@@ -95,6 +95,7 @@ class DataTypesTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testTypeHandler);
 	CPPUNIT_TEST(testLimitRangeLowerLimit);
 	CPPUNIT_TEST(testPagedReadComesFromAPortal);
+	CPPUNIT_TEST(testPagedReadAcrossReconnectFails);
 	CPPUNIT_TEST(testRecordSet);
 	CPPUNIT_TEST(testBulk);
 	CPPUNIT_TEST(testExtractErrors);
@@ -364,6 +365,33 @@ public:
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(200000LL * 200001 / 2), sum);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), largest);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(200), pages);
+	}
+
+	void testPagedReadAcrossReconnectFails()
+	{
+		// The session closed and reopened between two pages (the same pooled server session: one per
+		// endpoint): the portal ended with the first lease, and the next page must say the rest is gone
+		// rather than end the result quietly after 1,000 of its 200,000 rows (review, session 9).
+		Session session("bluetusk", primaryString("Maximum Pool Size=1;Application Name=paged-reconnect"));
+		std::vector<int> page;
+		Statement paged = (session << "SELECT i FROM generate_series(1, 200000) AS i", into(page), limit(1000));
+		paged.execute();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1000), page.size());
+		session.close();
+		session.open();
+		page.clear();
+		try
+		{
+			paged.execute();
+			CPPUNIT_FAIL("the next page after a reconnect gave " + std::to_string(page.size()) + " rows, done: " + std::to_string(paged.done()));
+		}
+		catch (Poco::Data::ExecutionException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("was dropped") != std::string::npos);
+		}
+		int one = 0;
+		session << "SELECT 1", into(one), now;
+		CPPUNIT_ASSERT_EQUAL(1, one);
 	}
 
 	void testRecordSet()

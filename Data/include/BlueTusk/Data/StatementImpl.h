@@ -75,6 +75,7 @@ private:
 	bool _paged = false;               /// limit(n): rows come n at a time from a portal (Session::beginFetch())
 	bool _pageDone = false;            /// the last piece has come
 	Poco::UInt64 _fetch = 0;           /// the session's fetchId() of this statement's portal
+	Poco::UInt64 _fetchSession = 0;    /// and its sessionId(): a reconnect leads to another session
 	std::size_t _pageRows = 0;
 	QueryResult _result;
 	ResultCursor _cursor;
