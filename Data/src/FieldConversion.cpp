@@ -16,6 +16,7 @@
 #include "Poco/String.h"
 #include "Poco/UnicodeConverter.h"
 #include <cmath>
+#include <limits>
 
 namespace BlueTusk {
 namespace Data {
@@ -156,6 +157,9 @@ void convert(const Field& field, float& value)
 	}
 	double wide = 0;
 	convert(field, wide);
+	// A finite double beyond float's range has no float (the cast would be undefined); inf and nan do.
+	if (std::isfinite(wide) && std::fabs(wide) > static_cast<double>(std::numeric_limits<float>::max()))
+		conversionFailed(field, "float", std::to_string(wide) + " is out of range for a float");
 	value = static_cast<float>(wide);
 }
 

@@ -9,6 +9,7 @@
 #include "ConnectionState.h"
 #include "Freshness.h"
 #include "UnpooledOpen.h"
+#include "BlueTusk/ProtocolSession.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <memory>
@@ -176,6 +177,18 @@ namespace {
 	throw Poco::BugcheckException("Poco::Exception::rethrow() returned"); // not reached
 }
 
+void boundOwnRoundTrips(Session& session, const ConnectionSettings* settings)
+	/// Before BlueTusk's own statements on a returning lease (the Read Your Writes token, the ROLLBACK of
+	/// the wrong-node re-probe): the command timeout becomes the shorter of Timeout and the lease's (0:
+	/// none), so a frozen server costs that at most; Session::endLease() puts the connection string's
+	/// back when the lease returns (doc/reliability.md, finding 17).
+{
+	auto* protocol = dynamic_cast<ProtocolSession*>(&session);
+	if (!protocol || !settings || settings->connectTimeout.totalMicroseconds() <= 0) return;
+	const Poco::Timespan current = protocol->commandTimeout();
+	if (current.totalMicroseconds() == 0 || settings->connectTimeout < current) protocol->setCommandTimeout(settings->connectTimeout);
+}
+
 } // namespace
 
 
@@ -267,6 +280,7 @@ void BlueTuskConnection::close()
 		{
 			try
 			{
+				boundOwnRoundTrips(session, _settings);
 				// An unread fetch's rest is not wanted: end its portal rather than read it all in ahead of
 				// the token's query (ensureUsable() would keep it for a next fetch() that never comes).
 				if (session.isFetching()) session.endFetch();
@@ -309,6 +323,7 @@ bool BlueTuskConnection::relearnRole()
 	Session& session = *_entry->session;
 	try
 	{
+		boundOwnRoundTrips(session, _settings);
 		if (session.transactionStatus() != TransactionStatus::Idle) session.executeSimple("ROLLBACK");
 		const ServerRole role = session.probeRole(true);
 		if (_entry->pool) _entry->pool->setLastKnownRole(role);

@@ -102,12 +102,12 @@ public:
 		if (row.size() != _columns)
 			throw BlueTuskUsageException("the COPY has " + std::to_string(_columns) + " columns but the row has " + std::to_string(row.size()) + " values");
 		_row.clear();
-		if (!_headerDone)
+		const bool header = !_headerDone;   // marked done once written: a refused first row leaves it to the next
+		if (header)
 		{
 			_row.append(BINARY_HEADER, 11);
 			putBigEndian(_row, 0, 4);   // flags
 			putBigEndian(_row, 0, 4);   // header extension length
-			_headerDone = true;
 		}
 		putBigEndian(_row, static_cast<Poco::UInt64>(row.size()), 2);
 		for (std::size_t i = 0; i < row.size(); ++i)
@@ -132,6 +132,7 @@ public:
 			for (int b = 0; b < 4; ++b) _row[lengthAt + b] = static_cast<char>((length >> (24 - 8 * b)) & 0xFF);
 		}
 		write(_row.data(), _row.size());
+		if (header) _headerDone = true;
 	}
 
 	Poco::UInt64 finish()
@@ -163,6 +164,7 @@ public:
 	{
 		if (!_open) return;
 		_open = false;
+		if (_lifetime.expired()) return;   // the session is gone (its lease returned), and the COPY with it
 		_session._copyInProgress = false;
 		_session._writer.begin('f');
 		_session._writer.putCString(reason.find('\0') == std::string::npos ? reason : std::string("aborted"));
@@ -180,7 +182,7 @@ public:
 
 	bool isOpen() const
 	{
-		return _open;
+		return _open && !_lifetime.expired();
 	}
 
 	bool isBinary() const

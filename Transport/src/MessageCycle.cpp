@@ -198,12 +198,15 @@ void ProtocolSession::awaitInCycle()
 		try
 		{
 			if (_reader.complete()) return;   // already buffered: no timeout to set, nothing to wait for
-			if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
 			if (_commandExpiryArmed && !_deadline) awaitBeforeExpiry();
 			else
 			{
 				while (!_reader.complete())
 				{
+					// Under a deadline every read waits only for what is left of it: a server trickling its
+					// answer a byte at a time must not stretch it (finding 3, on the startup's and BlueTusk's
+					// own round trips).
+					if (_deadline) setReceiveTimeout(_deadline->socketTimeout());
 					if (!_reader.receiveSome(_socket))
 						throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
 				}
@@ -401,7 +404,11 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 		if (_broken) throw;
 		resetError = exc.displayText();
 	}
-	if (resetError.empty()) return readCycle(columns);
+	if (resetError.empty())
+	{
+		_notifications.clear();   // what came before the reset's answer is of the last lease's channels
+		return readCycle(columns);
+	}
 	try
 	{
 		readCycle(columns);

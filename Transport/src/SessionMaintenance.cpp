@@ -99,6 +99,7 @@ ServerRole ProtocolSession::probeRole(bool force)
 		// command (the startup's, for a session the router has just opened) is as fresh as a second one.
 		if (_roleFromProbe && _role != ServerRole::Unknown) return _role;
 	}
+	ensureUsable();   // an open portal's rest is the caller's data: read ahead outside the probe's deadline
 	return maintain("the role probe", [this]
 	{
 		std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
@@ -122,6 +123,7 @@ ServerRole ProtocolSession::probeRole(bool force)
 ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
 {
 	_roleChangeSuspected = false;
+	ensureUsable();
 	return maintain("the role and WAL probe", [&]
 	{
 		// One statement, one round trip: the role probe's two columns, then the WAL positions (doc/freshness.md).
@@ -195,7 +197,11 @@ void ProtocolSession::reset(bool discardAll)
 		{
 			endFetch();   // the next user does not want the last one's rows
 			if (_transactionStatus != TransactionStatus::Idle) executeSimple("ROLLBACK");
-			if (discardAll) executeSimple(resetSql());
+			if (discardAll)
+			{
+				executeSimple(resetSql());
+				_notifications.clear();   // of the channels the reset's UNLISTEN * ended
+			}
 		}
 		catch (...)
 		{
@@ -229,6 +235,8 @@ bool ProtocolSession::deferReset()
 bool ProtocolSession::endLease()
 {
 	_commandTimeout = _defaultCommandTimeout;   // setCommandTimeout() was the lease's (e.g. Poco::Data's setConnectionTimeout())
+	_noticeHandler = NoticeHandler();           // it may capture what the lease's code owned
+	_notifications.clear();                     // nobody of the lease reads them any more
 	if (_copyInProgress)
 	{
 		// The lease left a CopyIn open: the server is in COPY FROM STDIN mode, which no reset ends, and the

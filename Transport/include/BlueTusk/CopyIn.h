@@ -54,7 +54,9 @@ public:
 		/// Sends CopyFail with reason; the COPY is rolled back. Never throws for the expected rejection.
 
 	virtual bool isOpen() const = 0;
-		/// True until finish() or abort().
+		/// True until finish() or abort(), or until the session is gone (its lease went back to the pool
+		/// with the COPY open: the pool closed the session, and every later call but abort() and
+		/// isOpen() throws BlueTuskUsageException).
 
 	virtual bool isBinary() const = 0;
 		/// The COPY's format is binary (CopyInResponse).

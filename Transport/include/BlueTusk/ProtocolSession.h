@@ -133,10 +133,12 @@ public:
 		/// Every ParameterStatus received so far (name -> latest value).
 
 	void setNoticeHandler(const NoticeHandler& handler);
-		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport").
+		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport"). On a pooled session,
+		/// until the lease returns (endLease()).
 
 	void setCommandTimeout(const Poco::Timespan& timeout);
-		/// The command timeout for later queries (0: none). See the class description.
+		/// The command timeout for later queries (0: none). See the class description. On a pooled
+		/// session, until the lease returns: endLease() puts the connection string's back.
 
 	Poco::Timespan commandTimeout() const;
 

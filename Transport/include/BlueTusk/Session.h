@@ -95,8 +95,10 @@ public:
 
 	virtual ServerRole probeRole(bool force) = 0;
 		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
-		/// default_transaction_read_only when the server sent them; otherwise (or when forced) with one
-		/// round trip "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')".
+		/// default_transaction_read_only when the server sent them, or from a probe answered since the
+		/// session's last other command (the startup's, for a session just opened); otherwise (or when
+		/// forced) with one round trip "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')",
+		/// bounded by the settings' Timeout unless a shorter Command Timeout bounds it.
 		/// Throws BlueTuskSessionBrokenException / BlueTuskServerException on failure.
 
 	virtual ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
@@ -149,7 +151,8 @@ public:
 		/// says: ends what the lease left open on the session (a beginFetch() portal, whose implicit
 		/// transaction would otherwise hold its snapshot and locks, and rows read ahead of it: endFetch())
 		/// and puts back what the lease changed on the client side only (ProtocolSession's command
-		/// timeout), so the next lease starts as a new session would. Returns false when the session cannot
+		/// timeout and notice handler; notifications it did not take are dropped), so the next lease
+		/// starts as a new session would. Returns false when the session cannot
 		/// be reused: it is broken, or a COPY FROM STDIN is still open on it (the server is in COPY mode;
 		/// the session is then marked broken and the CopyIn refuses further use). Throws when ending the
 		/// portal fails (the session is then broken). Default: endFetch() while isFetching(), then

@@ -153,6 +153,9 @@ public:
 		checkNoLeak();
 		CPPUNIT_ASSERT_THROW(copy->write("2\n"), BlueTuskUsageException);
 		CPPUNIT_ASSERT_THROW(copy->finish(), BlueTuskUsageException);
+		CPPUNIT_ASSERT(!copy->isOpen());
+		copy->abort("too late");   // nothing to abort any more: returns, touching nothing
+		CPPUNIT_ASSERT(!copy->isOpen());
 		copy.reset();   // and its destructor does not touch the gone session either
 		BlueTuskConnection next = _dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.executeSimple("SELECT 1").size());

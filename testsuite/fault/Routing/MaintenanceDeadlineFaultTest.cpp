@@ -75,6 +75,7 @@ class MaintenanceDeadlineFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(MaintenanceDeadlineFaultTest);
 	CPPUNIT_TEST(testFrozenRoleRefreshCostsTheTimeout);
 	CPPUNIT_TEST(testShorterCommandTimeoutBoundsTheRefresh);
+	CPPUNIT_TEST(testTrickledRefreshCostsTheTimeout);
 	CPPUNIT_TEST(testFrozenPendingResetDoesNotHoldThePool);
 	CPPUNIT_TEST(testPreFourteenServerIsProbedOnce);
 	CPPUNIT_TEST(testFrozenProbeAfterOpenCostsTheTimeout);
@@ -99,6 +100,26 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());   // the frozen session was closed, a new one opened
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.executeSimple("SELECT 2").size());
 		CPPUNIT_ASSERT(lease.role() == ServerRole::Standby);
+	}
+
+	void testTrickledRefreshCostsTheTimeout()
+	{
+		// The deferred DISCARD ALL's answer trickles in, a byte every 300 ms (17 bytes: 5 s): every read
+		// waits only for what is left of the Timeout, so the refresh still ends after 1 s (found by the
+		// review of the fix: each read got a fresh wait, as in finding 3).
+		FakeBackend server(BackendScript::standby(), "127.0.0.1");
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(options(server, ";Target Session Attributes=standby"), connector);
+		{
+			BlueTuskConnection lease = dataSource->open();
+			lease.executeSimple("SELECT 1");
+		}
+		server.setScript(BackendScript::standby().answer("DISCARD ALL", QueryAnswer::command("DISCARD ALL").trickle(300)));
+		const Poco::Clock clock;
+		BlueTuskConnection lease = dataSource->open();
+		const double seconds = secondsSince(clock);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 4);
+		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());
 	}
 
 	void testShorterCommandTimeoutBoundsTheRefresh()
@@ -137,9 +158,10 @@ public:
 		const Poco::Clock clock;
 		while (resetsIn(server.queries()) == 0 && clock.elapsed() < 5000000) Poco::Thread::sleep(20);
 		CPPUNIT_ASSERT_EQUAL(1L, resetsIn(server.queries()));
-		Poco::Thread::sleep(1500);
-		const PoolStatistics stats = dataSource->getPoolStatistics();
-		CPPUNIT_ASSERT_EQUAL_MESSAGE(stats.toString(), 0, stats.total);   // closed, not still waiting
+		// closed after the Timeout, not still waiting for the frozen server (20 s)
+		CPPUNIT_ASSERT_MESSAGE(dataSource->getPoolStatistics().toString(),
+			waitUntil([&] { return dataSource->getPoolStatistics().total == 0; }, Poco::Timespan(4, 0)));
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(secondsSince(clock)), secondsSince(clock) < 6);
 		const Poco::Clock destroying;
 		dataSource.reset();   // joins the pruning thread
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(secondsSince(destroying)), secondsSince(destroying) < 1.0);
@@ -180,7 +202,7 @@ public:
 			failure = exc.displayText();
 		}
 		const double seconds = secondsSince(clock);
-		CPPUNIT_ASSERT_MESSAGE(failure, !failure.empty());
+		CPPUNIT_ASSERT_MESSAGE(failure, failure.find("to the role probe within Timeout (1000 ms)") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(failure, failure.find("maintenance-secret") == std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds) + ": " + failure, seconds >= 0.9 && seconds < 4);
 		CPPUNIT_ASSERT_EQUAL(1L, probesIn(server.queries()));

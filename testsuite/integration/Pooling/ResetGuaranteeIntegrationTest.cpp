@@ -10,6 +10,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
+#include "BlueTusk/ProtocolSession.h"
 #include "TestEnvironment.h"
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -66,6 +67,7 @@ class ResetGuaranteeIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testEmptyLeaseLeavesNothingPending);
 	CPPUNIT_TEST(testUnreadFetchEndsOnReturn);
 	CPPUNIT_TEST(testUnreadFetchEndsOnReturnWithoutReset);
+	CPPUNIT_TEST(testNotificationsAndNoticeHandlerStayWithTheirLease);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -110,6 +112,39 @@ public:
 		// No Reset On Close keeps the server's session state, but not the last lease's portal: its implicit
 		// transaction would hold a snapshot and locks in the pool (found by review, session 9).
 		fetchThenReturn(";No Reset On Close=true");
+	}
+
+	void testNotificationsAndNoticeHandlerStayWithTheirLease()
+	{
+		// A lease that LISTENed and set a notice handler: the notification it did not take and the handler
+		// (which may capture the lease's locals) do not reach the next lease on the same server session
+		// (found by the review of the session-9 fixes).
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10"), connector);
+		auto sender = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10;Application Name=notifier"), connector);
+		int noticesOfFirst = 0;
+		std::string pid;
+		{
+			BlueTuskConnection lease = dataSource->open();
+			pid = scalar(lease, "SELECT pg_backend_pid()");
+			dynamic_cast<ProtocolSession&>(lease.session()).setNoticeHandler([&noticesOfFirst](const BlueTuskServerException::Fields&) { ++noticesOfFirst; });
+			lease.executeSimple("LISTEN reset_check_channel");
+			{
+				BlueTuskConnection other = sender->open();
+				other.executeSimple("BEGIN; NOTIFY reset_check_channel, 'one'; NOTIFY reset_check_channel, 'two'; COMMIT");
+			}
+			Notification notification;
+			CPPUNIT_ASSERT(lease.session().waitForNotification(Poco::Timespan(5, 0), notification));
+			CPPUNIT_ASSERT_EQUAL(std::string("one"), notification.payload);   // 'two' arrives with it and is left
+			lease.executeSimple("DO $$BEGIN RAISE NOTICE 'for the first lease'; END$$");
+			CPPUNIT_ASSERT_EQUAL(1, noticesOfFirst);
+		}
+		BlueTuskConnection lease = dataSource->open();
+		CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));
+		lease.executeSimple("DO $$BEGIN RAISE NOTICE 'for the second lease'; END$$");
+		CPPUNIT_ASSERT_EQUAL(1, noticesOfFirst);
+		const std::vector<Notification> inherited = lease.session().takeNotifications();
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(inherited.empty() ? std::string() : inherited.front().payload, std::size_t(0), inherited.size());
 	}
 
 private:

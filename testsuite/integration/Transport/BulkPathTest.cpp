@@ -73,6 +73,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPipelineStatementClosedAfterAdd);
 	CPPUNIT_TEST(testPipelineOfLargeAnswersDoesNotDeadlock);
 	CPPUNIT_TEST(testCopyInWithManyNoticesDoesNotDeadlock);
+	CPPUNIT_TEST(testRefusedFirstBinaryRowKeepsTheHeader);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -472,6 +473,22 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(50000), notices);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(50000 * 500), noticeBytes);
 		CPPUNIT_ASSERT_EQUAL(std::string("50000"), scalar(*session, "SELECT count(*) FROM noisy"));
+	}
+
+	void testRefusedFirstBinaryRowKeepsTheHeader()
+	{
+		// The first binary row refused (a value with no binary form for its column): nothing of it is
+		// sent, the header included, so the rows after it still start with the COPY signature (before, the
+		// header was marked written with the refused row and the server failed the COPY: "COPY file
+		// signature not recognized"; review, session 9).
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE binary_rows (id int4)");
+		std::unique_ptr<CopyIn> copy = session->copyIn("COPY binary_rows FROM STDIN (FORMAT binary)", {TypeOid::Int4});
+		CPPUNIT_ASSERT_THROW(copy->writeRow({std::string("not a number")}), BlueTuskTypeException);
+		copy->writeRow({Poco::Int32(7)});
+		copy->writeRow({Poco::Int32(8)});
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), copy->finish());
+		CPPUNIT_ASSERT_EQUAL(std::string("15"), scalar(*session, "SELECT sum(id) FROM binary_rows"));
 	}
 
 	void testNotifications()
