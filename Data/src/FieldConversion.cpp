@@ -99,6 +99,15 @@ void convert(const Field& field, Poco::UInt64& value)
 	{
 		const std::string digits = Poco::trim(text(field));
 		if (Poco::NumberParser::tryParseUnsigned64(digits, value)) return;
+		// A whole number written as a float, beyond Int64 but within UInt64 (1e19): the signed path below
+		// would call it no integer.
+		double number = 0;
+		if (Poco::NumberParser::tryParseFloat(digits, number) && std::isfinite(number) && number >= 9223372036854775808.0 &&
+			number < 18446744073709551616.0 && number == std::trunc(number))
+		{
+			value = static_cast<Poco::UInt64>(number);
+			return;
+		}
 	}
 	Poco::Int64 signedValue = 0;
 	convert(field, signedValue);

@@ -11,6 +11,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CopyIn.h"
 #include "WireValue.h"
+#include "Poco/Net/NetException.h"
 
 namespace BlueTusk {
 
@@ -212,7 +213,25 @@ private:
 			// and handled, so that neither side blocks on a full socket (PostgreSQL docs 55.2.6: the
 			// backend may send NoticeResponse during a COPY; libpq's pqPutCopyData() reads them too).
 			_session.sendWriterReading(_session._writer.size());
+			// What arrived without a send having to wait is read as well (plain sockets: TLS may hold a
+			// partial record), so that an ErrorResponse ends the COPY at once instead of at finish(): the
+			// server drops every CopyData after it (PostgreSQL docs 55.2.6), as libpq's pqPutCopyData() stops.
+			try
+			{
+				if (!_session._socket.impl()->secure() && _session._socket.available() > 0 && !_session._reader.receiveSome(_session._socket))
+					throw Poco::Net::ConnectionResetException("the server closed the connection");
+			}
+			catch (Poco::Exception& exc)
+			{
+				_session.sendFailed(exc);
+			}
 			_session.handleBufferedAsync();
+			if (_session._reader.nextType() == 'E' && _session._reader.complete())
+			{
+				_open = false;
+				_session._copyInProgress = false;
+				_session.readCycle();   // the ErrorResponse, then ReadyForQuery: throws the server's error
+			}
 		}
 		catch (...)
 		{

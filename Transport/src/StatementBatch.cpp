@@ -74,7 +74,14 @@ Poco::UInt64 ProtocolSession::executeBatch(const PreparedStatement& handle, cons
 		}
 		catch (...)
 		{
-			abandonWrite();   // only the first chunk can get here (values were checked above)
+			abandonWrite();
+			// Values were checked above, so a later chunk fails only on what no check foresees (a message
+			// over 2 GiB, memory): the chunks before it went out without a Sync, and the session cannot go on.
+			if (first != 0)
+			{
+				markBroken();
+				closeSocket();
+			}
 			throw;
 		}
 		_closesInFlight.clear();

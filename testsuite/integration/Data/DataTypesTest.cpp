@@ -517,6 +517,10 @@ public:
 				CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("is not an integer") != std::string::npos);
 			}
 		}
+		Poco::UInt64 unsignedWide = 0;
+		session << "SELECT '1e19'::text", into(unsignedWide), now;   // beyond Int64, within UInt64
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(10000000000000000000ULL), unsignedWide);
+		CPPUNIT_ASSERT_THROW((session << "SELECT '2e19'::text", into(unsignedWide), now), Poco::Data::ExtractException);
 		session << "SELECT 5", into(number), now;
 		CPPUNIT_ASSERT_EQUAL(5, number);
 	}

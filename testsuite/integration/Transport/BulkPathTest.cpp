@@ -74,6 +74,7 @@ class BulkPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPipelineOfLargeAnswersDoesNotDeadlock);
 	CPPUNIT_TEST(testCopyInWithManyNoticesDoesNotDeadlock);
 	CPPUNIT_TEST(testRefusedFirstBinaryRowKeepsTheHeader);
+	CPPUNIT_TEST(testServerErrorEndsTheCopyAtOnce);
 	CPPUNIT_TEST(testNotifications);
 	CPPUNIT_TEST(testNotificationDuringLongQuery);
 	CPPUNIT_TEST_SUITE_END();
@@ -473,6 +474,36 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(50000), notices);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(50000 * 500), noticeBytes);
 		CPPUNIT_ASSERT_EQUAL(std::string("50000"), scalar(*session, "SELECT count(*) FROM noisy"));
+	}
+
+	void testServerErrorEndsTheCopyAtOnce()
+	{
+		// The first row is refused by the server (22P02), which then drops every CopyData: the COPY ends
+		// with that error on a write() soon after, not after 40 MB more at finish() (libpq stops too).
+		ProtocolSession::Ptr session = openNode(1);
+		session->executeSimple("CREATE TEMP TABLE refused (id int4)");
+		std::unique_ptr<CopyIn> copy = session->copyIn("COPY refused FROM STDIN");
+		std::string piece;
+		while (piece.size() < 65536) piece += "1\n";
+		const int pieces = 640;   // 42 MB
+		int written = 0;
+		std::string sqlState;
+		try
+		{
+			copy->write("not a number\n");
+			for (; written < pieces; ++written) copy->write(piece);
+			copy->finish();
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			sqlState = exc.sqlState();
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("22P02"), sqlState);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(written), written < pieces / 2);
+		CPPUNIT_ASSERT(!copy->isOpen());
+		CPPUNIT_ASSERT_THROW(copy->write(piece), BlueTuskUsageException);
+		CPPUNIT_ASSERT(session->transactionStatus() == TransactionStatus::Idle);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), scalar(*session, "SELECT count(*) FROM refused"));
 	}
 
 	void testRefusedFirstBinaryRowKeepsTheHeader()
