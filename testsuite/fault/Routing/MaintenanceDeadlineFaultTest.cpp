@@ -67,6 +67,35 @@ std::string notificationMessage(const std::string& channel, const std::string& p
 	return message + body;
 }
 
+
+struct IdleStandby
+	/// A fake standby behind a data source of one session (Target Session Attributes=standby) whose last
+	/// lease ran a query, so that its DISCARD ALL is pending; refresh() gives that DISCARD ALL an answer
+	/// and times the next checkout, whose role refresh carries it.
+{
+	FakeBackend server{BackendScript::standby(), "127.0.0.1"};
+	Connector connector;
+	BlueTuskDataSource::Ptr dataSource;
+	BlueTuskConnection lease;
+
+	explicit IdleStandby(const std::string& timeouts):
+		dataSource(BlueTuskDataSource::create("Host=" + server.hostAndPort() +
+			";Username=app;Password=maintenance-secret;SSL Mode=disable;Maximum Pool Size=1;Target Session Attributes=standby" + timeouts, connector))
+	{
+		BlueTuskConnection first = dataSource->open();
+		first.executeSimple("SELECT 1");
+	}
+
+	double refresh(const QueryAnswer& discardAll)
+		/// Seconds the checkout took; the lease it got is kept in lease.
+	{
+		server.setScript(BackendScript::standby().answer("DISCARD ALL", discardAll));
+		const Poco::Clock clock;
+		lease = dataSource->open();
+		return secondsSince(clock);
+	}
+};
+
 } // namespace
 
 
@@ -85,21 +114,12 @@ class MaintenanceDeadlineFaultTest: public CppUnit::TestFixture
 public:
 	void testFrozenRoleRefreshCostsTheTimeout()
 	{
-		FakeBackend server(BackendScript::standby(), "127.0.0.1");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(options(server, ";Target Session Attributes=standby"), connector);
-		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");   // leaves a DISCARD ALL pending, which the refresh carries
-		}
-		server.setScript(BackendScript::standby().answer("DISCARD ALL", QueryAnswer::command("DISCARD ALL").frozen(20000)));
-		const Poco::Clock clock;
-		BlueTuskConnection lease = dataSource->open();
-		const double seconds = secondsSince(clock);
+		IdleStandby standby(";Timeout=1");
+		const double seconds = standby.refresh(QueryAnswer::command("DISCARD ALL").frozen(20000));
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 4);
-		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());   // the frozen session was closed, a new one opened
-		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.executeSimple("SELECT 2").size());
-		CPPUNIT_ASSERT(lease.role() == ServerRole::Standby);
+		CPPUNIT_ASSERT_EQUAL(2, standby.server.sessionsReady());   // the frozen session was closed, a new one opened
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), standby.lease.executeSimple("SELECT 2").size());
+		CPPUNIT_ASSERT(standby.lease.role() == ServerRole::Standby);
 	}
 
 	void testTrickledRefreshCostsTheTimeout()
@@ -107,40 +127,21 @@ public:
 		// The deferred DISCARD ALL's answer trickles in, a byte every 300 ms (17 bytes: 5 s): every read
 		// waits only for what is left of the Timeout, so the refresh still ends after 1 s (found by the
 		// review of the fix: each read got a fresh wait, as in finding 3).
-		FakeBackend server(BackendScript::standby(), "127.0.0.1");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create(options(server, ";Target Session Attributes=standby"), connector);
-		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");
-		}
-		server.setScript(BackendScript::standby().answer("DISCARD ALL", QueryAnswer::command("DISCARD ALL").trickle(300)));
-		const Poco::Clock clock;
-		BlueTuskConnection lease = dataSource->open();
-		const double seconds = secondsSince(clock);
+		IdleStandby standby(";Timeout=1");
+		const double seconds = standby.refresh(QueryAnswer::command("DISCARD ALL").trickle(300));
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 4);
-		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());
+		CPPUNIT_ASSERT_EQUAL(2, standby.server.sessionsReady());
 	}
 
 	void testShorterCommandTimeoutBoundsTheRefresh()
 	{
 		// Timeout=5 and Command Timeout=1: the shorter bound applies, the command timeout's (1 s, then its
 		// cancel's grace of 250 ms, then the session is closed), as it did before Timeout bounded these.
-		FakeBackend server(BackendScript::standby(), "127.0.0.1");
-		Connector connector;
-		auto dataSource = BlueTuskDataSource::create("Host=" + server.hostAndPort() +
-			";Username=app;Password=maintenance-secret;SSL Mode=disable;Timeout=5;Command Timeout=1;Maximum Pool Size=1;Target Session Attributes=standby", connector);
-		{
-			BlueTuskConnection lease = dataSource->open();
-			lease.executeSimple("SELECT 1");
-		}
-		server.setScript(BackendScript::standby().answer("DISCARD ALL", QueryAnswer::command("DISCARD ALL").frozen(20000)));
-		const Poco::Clock clock;
-		BlueTuskConnection lease = dataSource->open();
-		const double seconds = secondsSince(clock);
+		IdleStandby standby(";Timeout=5;Command Timeout=1");
+		const double seconds = standby.refresh(QueryAnswer::command("DISCARD ALL").frozen(20000));
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 1.1 && seconds < 3);
-		CPPUNIT_ASSERT(waitUntil([&] { return server.cancelRequests() == 1; }, Poco::Timespan(2, 0)));   // the command timeout's cancel
-		CPPUNIT_ASSERT_EQUAL(2, server.sessionsReady());
+		CPPUNIT_ASSERT(waitUntil([&] { return standby.server.cancelRequests() == 1; }, Poco::Timespan(2, 0)));   // the command timeout's cancel
+		CPPUNIT_ASSERT_EQUAL(2, standby.server.sessionsReady());
 	}
 
 	void testFrozenPendingResetDoesNotHoldThePool()
