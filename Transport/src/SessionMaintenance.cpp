@@ -234,9 +234,10 @@ bool ProtocolSession::deferReset()
 
 bool ProtocolSession::endLease()
 {
-	_commandTimeout = _defaultCommandTimeout;   // setCommandTimeout() was the lease's (e.g. Poco::Data's setConnectionTimeout())
-	_noticeHandler = NoticeHandler();           // it may capture what the lease's code owned
-	_notifications.clear();                     // nobody of the lease reads them any more
+	// Each test first: the return of an idle checkout (doc/performance.md, row 6a) pays a few loads only.
+	_commandTimeout = _defaultCommandTimeout;                  // setCommandTimeout() was the lease's (Poco::Data's setConnectionTimeout())
+	if (_noticeHandler) _noticeHandler = NoticeHandler();      // it may capture what the lease's code owned
+	if (!_notifications.empty()) _notifications.clear();       // nobody of the lease reads them any more
 	if (_copyInProgress)
 	{
 		// The lease left a CopyIn open: the server is in COPY FROM STDIN mode, which no reset ends, and the
