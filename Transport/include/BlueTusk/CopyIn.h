@@ -28,12 +28,16 @@ class BlueTusk_Transport_API CopyIn
 	/// for FORMAT binary (the file header and trailer are written for you; each value is sent in the
 	/// binary form of its column's type, given to copyIn() or, when not given, the value's natural type).
 	/// Data is sent in CopyData messages of at most 256 KiB as it comes: the client buffers no more, and
-	/// a server that reads slowly blocks write() (flow control by TCP).
+	/// a server that reads slowly blocks write() (flow control by TCP). On plain TCP what the server sends
+	/// meanwhile is read while a chunk waits and after it: notices go to the notice handler on the
+	/// writing thread, so a server sending many (a trigger's RAISE NOTICE) cannot block the COPY.
 	///
 	/// abort(reason) sends CopyFail: the server rejects the COPY (SQLSTATE 57014) and nothing of it is
 	/// kept; the destructor does that when neither finish() nor abort() was called (an exception in the
 	/// caller's code unwinding through it). A server error (a malformed row: its CONTEXT names the line)
-	/// is thrown by finish() as BlueTuskServerException; the session stays usable in every case. While a
+	/// is thrown as BlueTuskServerException by the write() or writeRow() that sends the next chunk after
+	/// it arrived, else by finish(), and ends the COPY (isOpen() false); the session stays usable in
+	/// every case. While a
 	/// CopyIn is open the session runs no other command (BlueTuskUsageException). Not thread-safe.
 {
 public:
