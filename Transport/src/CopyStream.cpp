@@ -231,6 +231,7 @@ private:
 				_open = false;
 				_session._copyInProgress = false;
 				_session.readCycle();   // the ErrorResponse, then ReadyForQuery: throws the server's error
+				throw BlueTuskProtocolException("the server ended the COPY on " + _session.where() + " with an error it did not send");
 			}
 		}
 		catch (...)

@@ -63,20 +63,14 @@ bool ProtocolSession::waitForNotification(const Poco::Timespan& timeout, Notific
 					return false;
 				// The whole message within the timeout, however it trickles in: every read waits only for
 				// what is left of it (a partial message stays buffered for the next call).
-				bool timedOut = false;
 				while (!_reader.complete())
 				{
 					const Poco::Timespan remaining(timeout.totalMicroseconds() - started.elapsed());
-					if (remaining.totalMicroseconds() <= 0)
-					{
-						timedOut = true;
-						break;
-					}
+					if (remaining.totalMicroseconds() <= 0) return false;
 					setReceiveTimeout(remaining.totalMicroseconds() > 1000 ? remaining : Poco::Timespan(1000));
 					if (!_reader.receiveSome(_socket))
 						throw BlueTuskSessionBrokenException("the server closed the connection unexpectedly", AddressAttempt::CLOSED);
 				}
-				if (timedOut) return false;
 				_reader.next(message);
 			}
 			catch (Poco::TimeoutException&)
