@@ -276,6 +276,10 @@ private:
 		/// Runs one of BlueTusk's own round trips (what: "the session reset") bounded by the settings'
 		/// Timeout unless a deadline runs already; a timeout or a lost connection then breaks the session
 		/// and throws BlueTuskSessionBrokenException naming what.
+	bool undoLeaseChanges();
+		/// endLease()'s work when the lease changed the session (command timeout, notice handler, queued
+		/// notifications, an open COPY or portal, read-ahead rows); out of line, so that the return of a
+		/// lease that changed none of them pays a few loads only (doc/performance.md, row 6a).
 
 	friend class Detail::ProtocolCopyIn;
 	void handleBufferedAsync();
