@@ -23,31 +23,36 @@ namespace Detail {
 
 void SessionCloser::add(Session::Ptr session)
 {
-	if (session) _sessions.push_back(std::move(session));
+	if (!session) return;
+	_tasks.push_back(Task{nullptr, std::move(session)});
+	++_sessions;
 }
 
 
 void SessionCloser::wakeLater(std::shared_ptr<PoolWaiter> waiter)
 {
-	_wakeUps.push_back(std::move(waiter));
+	_tasks.push_back(Task{std::move(waiter), nullptr});
 }
 
 
 void SessionCloser::closeAll()
 {
+	std::vector<Task> tasks;
+	tasks.swap(_tasks);
+	_sessions = 0;
 	// The waiters first: a woken checkout can take its grant while the sessions close.
-	for (auto& waiter: _wakeUps) waiter->wakeUp.notify_one();
-	_wakeUps.clear();
-	if (_sessions.empty()) return;
-	std::vector<Session::Ptr> sessions;
-	sessions.swap(_sessions);
-	for (auto& session: sessions)
+	for (Task& task: tasks)
 	{
+		if (task.waiter) task.waiter->wakeUp.notify_one();
+	}
+	for (Task& task: tasks)
+	{
+		if (!task.session) continue;
 		try
 		{
 			if (_logger.debug())
-				_logger.debug("closing pooled session to " + _redactor.redact(session->endpoint().toString()));
-			session->close();
+				_logger.debug("closing pooled session to " + _redactor.redact(task.session->endpoint().toString()));
+			task.session->close();
 		}
 		catch (...)
 		{
@@ -55,7 +60,7 @@ void SessionCloser::closeAll()
 		}
 		try
 		{
-			session.reset();
+			task.session.reset();
 		}
 		catch (...)
 		{
@@ -66,7 +71,7 @@ void SessionCloser::closeAll()
 
 std::size_t SessionCloser::size() const
 {
-	return _sessions.size();
+	return _sessions;
 }
 
 } // namespace Detail
