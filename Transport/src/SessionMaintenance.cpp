@@ -235,7 +235,8 @@ bool ProtocolSession::deferReset()
 bool ProtocolSession::endLease()
 {
 	// The return of an idle checkout (doc/performance.md, row 6a) tests, without a stack frame of its own,
-	// whether the lease changed anything that outlives it; only then does it pay for undoing it.
+	// whether the lease changed anything that outlives it (the same list undoLeaseChanges() undoes); only then
+	// does it pay for undoing it.
 	if (_commandTimeout.totalMicroseconds() == _defaultCommandTimeout.totalMicroseconds() && !_noticeHandler
 		&& _notifications.empty() && !_copyInProgress && !_portalOpen && _fetchAheadNext >= _fetchAhead.rows.size())
 	{
@@ -247,6 +248,7 @@ bool ProtocolSession::endLease()
 
 [[gnu::noinline]] bool ProtocolSession::undoLeaseChanges()
 {
+	// Whatever this undoes, endLease() must test too, or a lease that changed only that keeps it.
 	_commandTimeout = _defaultCommandTimeout;                  // setCommandTimeout() was the lease's (Poco::Data's setConnectionTimeout())
 	if (_noticeHandler) _noticeHandler = NoticeHandler();      // it may capture what the lease's code owned
 	if (!_notifications.empty()) _notifications.clear();       // nobody of the lease reads them any more
