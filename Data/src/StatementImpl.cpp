@@ -142,7 +142,14 @@ void StatementImpl::ensurePrepared()
 {
 	BlueTuskConnection& connection = _session.connection();
 	Session& session = connection.session();
-	if (_simple || (_statement.isValid() && _statement.sessionId() == session.sessionId())) return;
+	if (_simple) return;
+	if (_statement.isValid() && _statement.sessionId() == session.sessionId())
+	{
+		// A cached statement marked stale (the session ran DDL since): prepareCached() prepares it again
+		// now, so that the columns and parameter types this execution uses are the table's as it is now.
+		const bool stale = _statement.description()->cached && _statement.description()->needsReprepare;
+		if (!stale) return;
+	}
 	try
 	{
 		_statement = session.prepareCached(toString());
@@ -164,8 +171,18 @@ void StatementImpl::ensurePrepared()
 	{
 		_session.fail(exc, toString());
 	}
-	_columns.clear();
+	refreshColumns();
+}
+
+
+void StatementImpl::refreshColumns()
+{
 	const std::vector<ColumnDescription>& columns = _statement.columns();
+	bool same = columns.size() == _columns.size();
+	for (std::size_t i = 0; same && i < columns.size(); ++i)
+		same = _columns[i].name() == columns[i].name && _columns[i].type() == TypeMap::columnType(columns[i].typeOid);
+	if (same) return;
+	_columns.clear();
 	for (std::size_t i = 0; i < columns.size(); ++i)
 	{
 		const Poco::Data::MetaColumn::ColumnDataType type = TypeMap::columnType(columns[i].typeOid);
@@ -219,6 +236,7 @@ void StatementImpl::bindImpl()
 	{
 		_pageRows = limit;
 		run([&] { _result = session.beginFetch(_statement, _binder->parameters(), limit); });
+		refreshColumns();
 		_fetch = session.fetchId();
 		_fetchSession = session.sessionId();
 		_paged = true;
@@ -227,6 +245,7 @@ void StatementImpl::bindImpl()
 		return;
 	}
 	run([&] { _result = session.execute(_statement, _binder->parameters()); });
+	refreshColumns();   // prepared again during the execution (another session changed the table)
 	_affected = static_cast<Poco::Int64>(_result.rowsAffected());
 }
 

@@ -10,20 +10,11 @@
 
 #include "BlueTusk/ProtocolSession.h"
 #include "SessionSupport.h"
+#include "StatementInvalidation.h"
 
 namespace BlueTusk {
 
 namespace {
-
-bool isInvalidation(const BlueTuskServerException& exc)
-	/// The server no longer has the statement as prepared: DDL changed its result (0A000 "cached plan
-	/// must not change result type") or it is gone (26000 invalid_sql_statement_name, after DISCARD ALL
-	/// or DEALLOCATE).
-{
-	if (exc.sqlState() == "26000") return true;
-	return exc.sqlState() == "0A000" && exc.fields().message.find("cached plan must not change result type") != std::string::npos;
-}
-
 
 std::vector<Poco::UInt32> naturalTypes(const Parameters& parameters)
 {
@@ -217,33 +208,36 @@ QueryResult ProtocolSession::execute(const PreparedStatement& handle, const Para
 QueryResult ProtocolSession::executeStatement(PreparedStatement::Description& statement, const Parameters& parameters)
 {
 	ensureUsable();
-	if (!statement.needsReprepare && parameters.size() != statement.parameterTypes.size())
-		throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
-			std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
-	const bool outside = _transactionStatus == TransactionStatus::Idle;
 	if (statement.needsReprepare)
 	{
+		// Marked stale (DDL or DISCARD ALL on this session, or an error of an earlier run). A statement
+		// whose Parse types cover every value is prepared again in the same write as its run (no extra round
+		// trip); one whose types the server infers must be described first, for the values to be encoded.
+		if (statement.parseTypes.size() == parameters.size()) return parseAndRun(statement, parameters, true);
 		reprepare(statement);
-		if (parameters.size() != statement.parameterTypes.size())
-			throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
-				std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
-	}
-	try
-	{
+		checkParameterCount(statement, parameters);
 		return runPrepared(statement, parameters);
 	}
-	catch (BlueTuskServerException& exc)
-	{
-		if (_broken || !isInvalidation(exc)) throw;
-		statement.needsReprepare = true;
-		// Inside a transaction the failed statement aborted it: the error is the caller's to handle (the
-		// statement is prepared again on its next use). Outside one nothing happened: prepare and retry once.
-		if (!outside || _transactionStatus != TransactionStatus::Idle) throw;
-		Detail::transportLogger().information("%s: prepared statement %s was invalidated (%s); preparing it again",
-			where(), statement.name, exc.sqlState());
-		reprepare(statement);
-		return runPrepared(statement, parameters);
-	}
+	checkParameterCount(statement, parameters);
+	return retryIfStale(statement, [&] { return runPrepared(statement, parameters); });
+}
+
+
+void ProtocolSession::checkParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const
+{
+	if (parameters.size() != statement.parameterTypes.size())
+		throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
+			std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
+}
+
+
+void ProtocolSession::noteCommandTag(const std::string& commandTag)
+{
+	if (!Detail::changesSchema(commandTag)) return;
+	const std::size_t marked = _statementCache.markStale();
+	if (marked > 0 && Detail::transportLogger().debug())
+		Detail::transportLogger().debug("%s: \"%s\" may have changed what %z cached statements refer to; each is prepared again on its next use",
+			where(), commandTag, marked);
 }
 
 
@@ -310,15 +304,24 @@ QueryResult ProtocolSession::query(const std::string& sql, const Parameters& par
 
 QueryResult ProtocolSession::prepareAndRun(const StatementPtr& statement, const Parameters& parameters)
 {
+	QueryResult result = parseAndRun(*statement, parameters, false);
+	admit(statement);
+	return result;
+}
+
+
+QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& statement, const Parameters& parameters, bool again)
+{
 	// Parse + Describe of the named statement, then its first execution, in one write: the rows of this
 	// first run come in text (their formats had to be chosen before the RowDescription arrived).
 	try
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(statement->name, statement->sql, statement->parseTypes);
-		_writer.describeStatement(statement->name);
-		_writer.bind(std::string(), statement->name, parameters, statement->parseTypes, TEXT_RESULTS);
+		if (again) _writer.close('S', statement.name);
+		_writer.parse(statement.name, statement.sql, statement.parseTypes);
+		_writer.describeStatement(statement.name);
+		_writer.bind(std::string(), statement.name, parameters, statement.parseTypes, TEXT_RESULTS);
 		_writer.execute(std::string(), 0);
 		_writer.sync();
 	}
@@ -336,16 +339,16 @@ QueryResult ProtocolSession::prepareAndRun(const StatementPtr& statement, const 
 	}
 	catch (BlueTuskServerException&)
 	{
-		// The Parse may have failed (nothing prepared) or the execution (the statement exists): close the
-		// name in front of the next command either way, and count the text afresh.
-		if (!_broken) _pendingCloses.push_back(statement->name);
+		// The Parse may have failed (nothing prepared) or the execution (the statement exists). A new
+		// statement's name is closed in front of the next command (its text is counted afresh); a stale
+		// one stays marked and sends its Close with its next Parse.
+		if (!again && !_broken) _pendingCloses.push_back(statement.name);
 		throw;
 	}
 	QueryResult description;
 	if (!results.empty()) description.columns = results.front().columns;
-	describe(*statement, description);
-	countPrepared(false);
-	admit(statement);
+	describe(statement, description);
+	countPrepared(again);
 	if (results.empty()) return QueryResult();
 	return std::move(results.front());
 }

@@ -462,6 +462,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'C':
 				if (!open) results.emplace_back();
 				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
+				noteCommandTag(results.back().commandTag);
 				if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
 					results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
 				open = false;

@@ -148,6 +148,7 @@ bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, Pipe
 				break;
 			case 'C':
 				result.result.commandTag = message.commandComplete();
+				noteCommandTag(result.result.commandTag);
 				result.status = PipelineResult::Status::Ok;
 				return true;
 			case 'I':

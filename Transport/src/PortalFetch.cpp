@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include "StatementInvalidation.h"
 
 namespace BlueTusk {
 
@@ -17,33 +18,38 @@ QueryResult ProtocolSession::beginFetch(const PreparedStatement& handle, const P
 	checkOwned(statement);
 	endFetch();   // a previous fetch's rest is not wanted any more
 	ensureUsable();
-	if (statement->needsReprepare) reprepare(*statement);
-	if (parameters.size() != statement->parameterTypes.size())
-		throw BlueTuskUsageException("the statement has " + std::to_string(statement->parameterTypes.size()) + " parameters but " +
-			std::to_string(parameters.size()) + " values were given: \"" + statement->sql + "\"");
+	const bool fresh = statement->needsReprepare;
+	if (fresh) reprepare(*statement);
+	checkParameterCount(*statement, parameters);
 	if (rows == 0 || rows > 0x7FFFFFFF) throw BlueTuskUsageException("beginFetch() needs a row count between 1 and 2^31-1");
-	if (_discardPending) reset(true);   // its answer must come before the portal's
-	try
+	auto begin = [&]
 	{
-		writePendingCloses();
-		_writer.bind(std::string(), statement->name, parameters, statement->parameterTypes, statement->resultFormats);
-		_writer.execute(std::string(), static_cast<Poco::Int32>(rows));
-		_writer.flush();
-	}
-	catch (...)
-	{
-		abandonWrite();
-		throw;
-	}
-	_closesInFlight.clear();
-	++_fetchId;
-	_fetchColumns = statement->columns;
-	_fetchAhead = QueryResult();
-	_fetchAheadNext = 0;
-	_cancelSentForTimeout = false;
-	sendWriter();
-	_portalOpen = true;
-	return readPortal(rows);
+		if (_discardPending) reset(true);   // its answer must come before the portal's
+		try
+		{
+			writePendingCloses();
+			_writer.bind(std::string(), statement->name, parameters, statement->parameterTypes, statement->resultFormats);
+			_writer.execute(std::string(), static_cast<Poco::Int32>(rows));
+			_writer.flush();
+		}
+		catch (...)
+		{
+			abandonWrite();
+			throw;
+		}
+		_closesInFlight.clear();
+		++_fetchId;
+		_fetchColumns = statement->columns;
+		_fetchAhead = QueryResult();
+		_fetchAheadNext = 0;
+		_cancelSentForTimeout = false;
+		sendWriter();
+		_portalOpen = true;
+		return readPortal(rows);
+	};
+	// An error of the Bind or of the first rows ends the portal with a Sync (readPortal()): a stale
+	// statement can then be prepared again and the fetch begun once more (StatementInvalidation.h).
+	return fresh ? begin() : retryIfStale(*statement, begin);
 }
 
 

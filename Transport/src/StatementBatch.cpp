@@ -10,6 +10,7 @@
 
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/Dialer.h"
+#include "StatementInvalidation.h"
 
 namespace BlueTusk {
 
@@ -28,13 +29,25 @@ Poco::UInt64 ProtocolSession::executeBatch(const PreparedStatement& handle, cons
 	checkOwned(statement);
 	ensureUsable();
 	if (rows.empty()) throw BlueTuskUsageException("executeBatch() needs at least one row of parameters");
-	if (statement->needsReprepare) reprepare(*statement);
-	const std::size_t expected = statement->parameterTypes.size();
+	if (statement->needsReprepare)
+	{
+		reprepare(*statement);
+		return runBatch(*statement, rows);
+	}
+	// A batch that fails on a stale statement ran in one implicit transaction outside a transaction block
+	// (all rolled back), so it can be run again as a whole (StatementInvalidation.h).
+	return retryIfStale(*statement, [&] { return runBatch(*statement, rows); });
+}
+
+
+Poco::UInt64 ProtocolSession::runBatch(PreparedStatement::Description& statement, const std::vector<Parameters>& rows)
+{
+	const std::size_t expected = statement.parameterTypes.size();
 	for (std::size_t i = 0; i < rows.size(); ++i)
 	{
 		if (rows[i].size() != expected)
 			throw BlueTuskUsageException("row " + std::to_string(i + 1) + " of the batch has " + std::to_string(rows[i].size()) +
-				" values but the statement has " + std::to_string(expected) + " parameters: \"" + statement->sql + "\"");
+				" values but the statement has " + std::to_string(expected) + " parameters: \"" + statement.sql + "\"");
 	}
 	if (rows.size() > CHUNK_ROWS)
 	{
@@ -46,7 +59,7 @@ Poco::UInt64 ProtocolSession::executeBatch(const PreparedStatement& handle, cons
 			for (std::size_t p = 0; p < row.size(); ++p)
 			{
 				scratch.clear();
-				row[p].encode(statement->parameterTypes[p], p, scratch);
+				row[p].encode(statement.parameterTypes[p], p, scratch);
 			}
 		}
 	}
@@ -66,7 +79,7 @@ Poco::UInt64 ProtocolSession::executeBatch(const PreparedStatement& handle, cons
 			if (first == 0) writePendingCloses();
 			for (std::size_t i = first; i < first + count; ++i)
 			{
-				_writer.bind(std::string(), statement->name, rows[i], statement->parameterTypes, NO_RESULTS);
+				_writer.bind(std::string(), statement.name, rows[i], statement.parameterTypes, NO_RESULTS);
 				_writer.execute(std::string(), 0);
 			}
 			if (last) _writer.sync();
@@ -117,6 +130,7 @@ Poco::UInt64 ProtocolSession::readBatchChunk(std::size_t executions, std::size_t
 				{
 					QueryResult tag;
 					tag.commandTag = message.commandComplete();
+					noteCommandTag(tag.commandTag);
 					affected += tag.rowsAffected();
 					++completed;
 				}

@@ -131,6 +131,13 @@ void StatementCache::clear()
 }
 
 
+std::size_t StatementCache::markStale()
+{
+	for (Entry& entry: _prepared) entry.statement->needsReprepare = true;
+	return _prepared.size();
+}
+
+
 std::size_t StatementCache::size() const
 {
 	return _prepared.size();

@@ -255,9 +255,22 @@ private:
 	QueryResult runPrepared(PreparedStatement::Description& statement, const Parameters& parameters);
 	QueryResult executeStatement(PreparedStatement::Description& statement, const Parameters& parameters);
 	QueryResult prepareAndRun(const StatementPtr& statement, const Parameters& parameters);
+	QueryResult parseAndRun(PreparedStatement::Description& statement, const Parameters& parameters, bool again);
+		/// Parse + Describe + Bind + Execute + Sync in one write (again: a Close of the old statement first,
+		/// for a statement marked stale); the rows of this run come in text.
+	template <typename Run>
+	auto retryIfStale(PreparedStatement::Description& statement, Run&& run) -> decltype(run());
+		/// Runs run(); when it fails because the statement no longer matches the schema (StatementInvalidation.h),
+		/// prepares the statement again and, outside a transaction block, runs it once more; inside one the
+		/// error says what happened. A value its parameter types refused (nothing sent) is tried once more
+		/// against freshly inferred types, in or out of a transaction.
+	void noteCommandTag(const std::string& commandTag);
+		/// After a CommandComplete: DDL or DISCARD ALL marks the cached statements stale.
 	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
 	void countPrepared(bool again);
 	void checkOwned(const StatementPtr& statement) const;
+	void checkParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const;
+		/// Throws BlueTuskUsageException when the count of values differs from the statement's placeholders.
 
 	// PortalFetch.cpp
 	QueryResult readPortal(std::size_t rows);
@@ -297,6 +310,8 @@ private:
 		/// Reads one statement's answer; false when it failed (ErrorResponse).
 	void readPipelineSync();
 		/// Reads up to the ReadyForQuery that answers a pipeline's Sync.
+	Poco::UInt64 runBatch(PreparedStatement::Description& statement, const std::vector<Parameters>& rows);
+		/// executeBatch() of a statement that is prepared and current: its checks, chunks and answers.
 	Poco::UInt64 readBatchChunk(std::size_t executions, std::size_t firstRow, bool outsideTransaction,
 		std::unique_ptr<BlueTuskServerException>& error);
 

@@ -58,6 +58,11 @@ public:
 	void clear();
 		/// Forgets everything (the server's statements are gone, e.g. the session was reset with DISCARD ALL).
 
+	std::size_t markStale();
+		/// Marks every prepared statement as needing Parse again before its next use (needsReprepare),
+		/// keeping its name and place: the session ran DDL or DISCARD ALL (doc/statements.md). Returns how
+		/// many were marked.
+
 	std::size_t size() const;
 		/// Prepared statements held.
 

@@ -64,6 +64,10 @@ protected:
 
 private:
 	void ensurePrepared();
+		/// Prepares the statement through the session's statement cache, again when the session changed or
+		/// the cached statement was marked stale (DDL since), and takes its columns.
+	void refreshColumns();
+		/// Rebuilds the MetaColumns when the statement's columns changed (it was prepared again).
 	bool nextPage();
 	void run(const std::function<void()>& action);
 
