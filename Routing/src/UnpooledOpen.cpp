@@ -5,7 +5,9 @@
 //
 
 #include "UnpooledOpen.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
+#include "Freshness.h"
 #include "NoIdleEvictionPolicy.h"
 #include "Router.h"
 
@@ -14,6 +16,10 @@ namespace Detail {
 
 std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, Connector& connector)
 {
+	if (settings.readYourWrites)
+		throw BlueTuskConnectionStringException("Read Your Writes=true needs a BlueTuskDataSource: its read checkouts wait for the "
+			"WAL position of the data source's own earlier writes, and an unpooled BlueTuskConnection::open() has no earlier write. "
+			"Open through BlueTuskDataSource (bluetusk-connect --pool), or leave Read Your Writes out of this connection string");
 	if (!settings.pluginPath.empty()) connector.loadStandardPlugins(settings.pluginPath);
 	auto state = std::make_unique<ConnectionState>();
 	state->settings = std::make_shared<const ConnectionSettings>(settings);
@@ -34,7 +40,24 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 		std::make_shared<NoIdleEvictionPolicy>(), options);
 	request.pools = manager.get();
 
-	state->entry = Router(request).route(state->attempts);
+	// Max Standby Lag holds here as in a data source (doc/freshness.md): roles are probed with the WAL
+	// positions, and a standby further behind than the primary's position learned in this open (or than
+	// what the standby has itself received) is rejected. No primary position is known from before.
+	FreshnessState freshness(*state->settings);
+	FreshnessRule rule(freshness, settings.targetSessionAttributes, Lsn());
+	if (rule.active())
+	{
+		request.freshness = &rule;
+		state->entry = rule.checkout([&request, &state](TargetSessionPolicy::Ptr policy)
+		{
+			request.target = policy;
+			return Router(request).route(state->attempts);
+		}, request.target, *manager);
+	}
+	else
+	{
+		state->entry = Router(request).route(state->attempts);
+	}
 	state->manager = manager;
 	state->pooled = false;
 	state->hostStates = request.hostStates;

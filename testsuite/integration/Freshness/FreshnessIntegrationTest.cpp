@@ -140,6 +140,8 @@ class FreshnessIntegrationTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(FreshnessIntegrationTest);
 	CPPUNIT_TEST(testMaxStandbyLag);
+	CPPUNIT_TEST(testMaxStandbyLagOnDirectOpen);
+	CPPUNIT_TEST(testReadYourWritesRefusedOnDirectOpen);
 	CPPUNIT_TEST(testReadYourWritesLoop);
 	CPPUNIT_TEST(testFallbackToPrimaryWithinTimeout);
 	CPPUNIT_TEST(testTokenFromAnotherDataSource);
@@ -247,6 +249,68 @@ public:
 		CPPUNIT_ASSERT_EQUAL(node(2), again.connectedEndpoint().host());
 		again.close();
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(endpoint(2)).lagBytes < static_cast<Poco::Int64>(MB));
+	}
+
+	void testMaxStandbyLagOnDirectOpen()
+	{
+		// BlueTuskConnection::open() (bluetusk-connect without --pool) honours Max Standby Lag as a data
+		// source does (issue 28: before, a prefer-standby open landed on the paused standby 3 MB behind).
+		Connector connector;
+		setReplay(2, true);
+		writeWal(3 * MB);
+		const Lsn written = primaryPosition();
+		waitFor(2, "pg_last_wal_receive_lsn", written);
+		waitFor(3, "pg_last_wal_replay_lsn", written);
+		const std::string lagging = cluster().connectionString(node(2) + "," + node(1) + "," + node(3), "Max Standby Lag=1MB");
+		for (const char* target: {"standby", "prefer-standby", "read-only"})
+		{
+			BlueTuskConnection connection = BlueTuskConnection::open(lagging + ";Target Session Attributes=" + target, connector);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(target, node(3), connection.connectedEndpoint().host());
+			const HostAttempt& first = connection.attemptLog().at(0);
+			CPPUNIT_ASSERT(first.endpoint == endpoint(2));
+			CPPUNIT_ASSERT_EQUAL(HostAttempt::REJECTED, first.outcome);
+			CPPUNIT_ASSERT_MESSAGE(first.detail, contains(first.detail, "MB behind, Max Standby Lag 1 MB, target "));
+		}
+		// Without the keyword the same open takes the paused standby, the first in the list.
+		BlueTuskConnection plain = BlueTuskConnection::open(cluster().connectionString(node(2) + "," + node(1) + "," + node(3),
+			"Target Session Attributes=prefer-standby"), connector);
+		CPPUNIT_ASSERT_EQUAL(node(2), plain.connectedEndpoint().host());
+		// Both standbys paused: prefer-standby falls back to the primary, standby fails naming the lag.
+		setReplay(3, true);
+		writeWal(2 * MB);
+		const Lsn more = primaryPosition();
+		waitFor(2, "pg_last_wal_receive_lsn", more);
+		waitFor(3, "pg_last_wal_receive_lsn", more);
+		BlueTuskConnection fallback = BlueTuskConnection::open(lagging + ";Target Session Attributes=prefer-standby", connector);
+		CPPUNIT_ASSERT_EQUAL(node(1), fallback.connectedEndpoint().host());
+		try
+		{
+			BlueTuskConnection::open(lagging + ";Target Session Attributes=standby", connector);
+			CPPUNIT_FAIL("both standbys lag: standby must fail");
+		}
+		catch (HostAttemptsException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), contains(exc.message(), " MB behind, Max Standby Lag 1 MB, target standby"));
+		}
+	}
+
+	void testReadYourWritesRefusedOnDirectOpen()
+	{
+		// A direct open has no earlier write of its own to wait for: the keyword is refused there, not ignored.
+		Connector connector;
+		try
+		{
+			BlueTuskConnection::open(cluster().connectionString(allNodes(), "Read Your Writes=true;Target Session Attributes=prefer-standby"), connector);
+			CPPUNIT_FAIL("Read Your Writes on BlueTuskConnection::open() must be refused");
+		}
+		catch (BlueTuskConnectionStringException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), contains(exc.message(), "Read Your Writes=true needs a BlueTuskDataSource"));
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), !contains(exc.message(), cluster().password));
+		}
+		// The same string works for a data source.
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Read Your Writes=true"), connector);
+		CPPUNIT_ASSERT(dataSource->open(TargetSessionAttributes::PreferStandby).role() == ServerRole::Standby);
 	}
 
 	static int writeThenRead(BlueTuskDataSource& writer, BlueTuskDataSource& reader, int iterations, bool passToken, int& onStandby)
