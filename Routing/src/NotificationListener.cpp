@@ -48,8 +48,11 @@ void checkChannel(const std::string& channel)
 
 
 ConnectionSettings withTarget(ConnectionSettings settings, TargetSessionAttributes target)
+	/// The listener's own settings: its target, and no Read Your Writes (a data source's tokens are for its
+	/// read checkouts; a listener's unpooled open has none and would refuse the keyword).
 {
 	settings.targetSessionAttributes = target;
+	settings.readYourWrites = false;
 	return settings;
 }
 

@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/NotificationListener.h"
 #include "TestEnvironment.h"
@@ -24,10 +25,27 @@ using namespace BlueTusk::Test;
 class NotificationListenerTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(NotificationListenerTest);
+	CPPUNIT_TEST(testListenerOfReadYourWritesDataSource);
 	CPPUNIT_TEST(testListenerFollowsFailover);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
+	void testListenerOfReadYourWritesDataSource()
+	{
+		// A direct open refuses Read Your Writes (issue 28); a listener made from such a data source takes
+		// its settings without it, and listens on the primary.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString("127.0.0.2,127.0.0.1", "SSL Mode=disable;Read Your Writes=true"), connector);
+		NotificationListener listener(*dataSource);
+		listener.listen("ryw_channel");
+		CPPUNIT_ASSERT_EQUAL("127.0.0.1:" + std::to_string(cluster().port), listener.endpoint().toString());
+		BlueTuskConnection sender = dataSource->open(TargetSessionAttributes::ReadWrite);
+		sender.query("SELECT pg_notify($1, $2)", {"ryw_channel", "hello"});
+		ListenerEvent event;
+		CPPUNIT_ASSERT(listener.wait(Poco::Timespan(5, 0), event));
+		CPPUNIT_ASSERT_EQUAL(std::string("hello"), event.notification.payload);
+	}
+
 	void testListenerFollowsFailover()
 	{
 		struct Restore
