@@ -215,25 +215,23 @@ QueryResult ProtocolSession::executeStatement(PreparedStatement::Description& st
 		// trip); one whose types the server infers must be described first, for the values to be encoded.
 		if (statement.parseTypes.size() == parameters.size()) return parseAndRun(statement, parameters, true);
 		reprepare(statement);
-		checkParameterCount(statement, parameters);
+		if (parameters.size() != statement.parameterTypes.size()) refuseParameterCount(statement, parameters);
 		return runPrepared(statement, parameters);
 	}
-	checkParameterCount(statement, parameters);
+	if (parameters.size() != statement.parameterTypes.size()) refuseParameterCount(statement, parameters);
 	return retryIfStale(statement, [&] { return runPrepared(statement, parameters); });
 }
 
 
-void ProtocolSession::checkParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const
+void ProtocolSession::refuseParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const
 {
-	if (parameters.size() != statement.parameterTypes.size())
-		throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
+	throw BlueTuskUsageException("the statement has " + std::to_string(statement.parameterTypes.size()) + " parameters but " +
 			std::to_string(parameters.size()) + " values were given: \"" + statement.sql + "\"");
 }
 
 
-void ProtocolSession::noteCommandTag(const std::string& commandTag)
+void ProtocolSession::noteSchemaChange(const std::string& commandTag)
 {
-	if (!Detail::changesSchema(commandTag)) return;
 	const std::size_t marked = _statementCache.markStale();
 	if (marked > 0 && Detail::transportLogger().debug())
 		Detail::transportLogger().debug("%s: \"%s\" may have changed what %z cached statements refer to; each is prepared again on its next use",

@@ -9,6 +9,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include "StatementInvalidation.h"
 #include "BlueTusk/Dialer.h"
 #include "SessionSupport.h"
 #include "MessageDecoding.h"
@@ -462,7 +463,7 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 			case 'C':
 				if (!open) results.emplace_back();
 				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
-				noteCommandTag(results.back().commandTag);
+				if (Detail::changesSchema(results.back().commandTag)) noteSchemaChange(results.back().commandTag);
 				if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
 					results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
 				open = false;

@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Pipeline.h"
 #include "BlueTusk/ProtocolSession.h"
+#include "StatementInvalidation.h"
 
 namespace BlueTusk {
 
@@ -148,7 +149,7 @@ bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, Pipe
 				break;
 			case 'C':
 				result.result.commandTag = message.commandComplete();
-				noteCommandTag(result.result.commandTag);
+				if (Detail::changesSchema(result.result.commandTag)) noteSchemaChange(result.result.commandTag);
 				result.status = PipelineResult::Status::Ok;
 				return true;
 			case 'I':

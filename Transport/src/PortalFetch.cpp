@@ -20,7 +20,7 @@ QueryResult ProtocolSession::beginFetch(const PreparedStatement& handle, const P
 	ensureUsable();
 	const bool fresh = statement->needsReprepare;
 	if (fresh) reprepare(*statement);
-	checkParameterCount(*statement, parameters);
+	if (parameters.size() != statement->parameterTypes.size()) refuseParameterCount(*statement, parameters);
 	if (rows == 0 || rows > 0x7FFFFFFF) throw BlueTuskUsageException("beginFetch() needs a row count between 1 and 2^31-1");
 	auto begin = [&]
 	{

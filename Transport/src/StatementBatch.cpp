@@ -130,7 +130,7 @@ Poco::UInt64 ProtocolSession::readBatchChunk(std::size_t executions, std::size_t
 				{
 					QueryResult tag;
 					tag.commandTag = message.commandComplete();
-					noteCommandTag(tag.commandTag);
+					if (Detail::changesSchema(tag.commandTag)) noteSchemaChange(tag.commandTag);
 					affected += tag.rowsAffected();
 					++completed;
 				}

@@ -5,43 +5,9 @@
 //
 
 #include "StatementInvalidation.h"
-#include <cstring>
 
 namespace BlueTusk {
 namespace Detail {
-
-namespace {
-
-bool startsWith(const std::string& text, const char* prefix)
-{
-	const std::size_t length = std::strlen(prefix);
-	return text.size() >= length && text.compare(0, length, prefix) == 0;
-}
-
-} // namespace
-
-
-bool changesSchema(const std::string& commandTag)
-{
-	// PostgreSQL docs 55.7, CommandComplete: a utility command's tag is its name ("CREATE TABLE",
-	// "ALTER FUNCTION", "DROP TABLE", "COMMENT", "DISCARD ALL", "DEALLOCATE ALL"); CREATE TABLE AS and
-	// SELECT INTO say "SELECT n" (they only add a table).
-	if (commandTag.empty()) return false;
-	switch (commandTag[0])
-	{
-	case 'A':
-		return startsWith(commandTag, "ALTER ");
-	case 'C':
-		return startsWith(commandTag, "CREATE ") || commandTag == "COMMENT";
-	case 'D':
-		return startsWith(commandTag, "DROP ") || commandTag == "DISCARD ALL" || startsWith(commandTag, "DEALLOCATE");
-	case 'I':
-		return commandTag == "IMPORT FOREIGN SCHEMA";
-	default:
-		return false;
-	}
-}
-
 
 bool hasInferredTypes(const PreparedStatement::Description& statement)
 {

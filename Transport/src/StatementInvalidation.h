@@ -15,6 +15,7 @@
 #include "BlueTusk/PreparedStatement.h"
 #include "BlueTusk/ProtocolSession.h"
 #include "SessionSupport.h"
+#include <cstring>
 #include <string>
 
 namespace BlueTusk {
@@ -30,12 +31,47 @@ enum class Staleness
 };
 
 
-bool changesSchema(const std::string& commandTag);
+template <std::size_t N>
+inline bool tagStartsWith(const std::string& tag, const char (&prefix)[N])
+	/// Literal lengths known at compile time: no strlen for a check that runs on every CommandComplete.
+{
+	return tag.size() >= N - 1 && std::memcmp(tag.data(), prefix, N - 1) == 0;
+}
+
+
+template <std::size_t N>
+inline bool tagEquals(const std::string& tag, const char (&word)[N])
+{
+	return tag.size() == N - 1 && std::memcmp(tag.data(), word, N - 1) == 0;
+}
+
+
+inline bool changesSchema(const std::string& commandTag)
 	/// True for the CommandComplete tags after which a session's cached statements may not match the server
 	/// any more: CREATE ..., ALTER ..., DROP ..., COMMENT, IMPORT FOREIGN SCHEMA (what the statements refer to
 	/// changed) and DISCARD ALL, DEALLOCATE (the server forgot its prepared statements). Not DISCARD TEMP,
 	/// PLANS or SEQUENCES (the pool's own reset sends the first and the last; the server re-plans by itself).
-	/// Costs one character comparison for the tags of ordinary commands (SELECT, INSERT, UPDATE, ...).
+	/// An ordinary command's tag (SELECT, INSERT 0 1, UPDATE 3, ...) is told apart by its first character
+	/// or its length. PostgreSQL docs 55.7, CommandComplete: a utility command's tag is its name ("CREATE
+	/// TABLE", "ALTER FUNCTION", "DISCARD ALL"); CREATE TABLE AS and SELECT INTO say "SELECT n" (they only
+	/// add a table).
+{
+	if (commandTag.empty()) return false;
+	switch (commandTag[0])
+	{
+	case 'A':
+		return tagStartsWith(commandTag, "ALTER ");
+	case 'C':
+		return tagStartsWith(commandTag, "CREATE ") || tagEquals(commandTag, "COMMENT");
+	case 'D':
+		return tagStartsWith(commandTag, "DROP ") || tagEquals(commandTag, "DISCARD ALL") || tagStartsWith(commandTag, "DEALLOCATE");
+	case 'I':
+		return tagEquals(commandTag, "IMPORT FOREIGN SCHEMA");
+	default:
+		return false;
+	}
+}
+
 
 bool hasInferredTypes(const PreparedStatement::Description& statement);
 	/// True when the server chose at least one of the statement's parameter types (Parse gave 0 or no type):

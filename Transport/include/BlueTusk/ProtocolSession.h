@@ -264,13 +264,14 @@ private:
 		/// prepares the statement again and, outside a transaction block, runs it once more; inside one the
 		/// error says what happened. A value its parameter types refused (nothing sent) is tried once more
 		/// against freshly inferred types, in or out of a transaction.
-	void noteCommandTag(const std::string& commandTag);
-		/// After a CommandComplete: DDL or DISCARD ALL marks the cached statements stale.
+	void noteSchemaChange(const std::string& commandTag);
+		/// After a CommandComplete whose tag Detail::changesSchema() (DDL, DISCARD ALL, DEALLOCATE): marks the
+		/// cached statements stale.
 	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
 	void countPrepared(bool again);
 	void checkOwned(const StatementPtr& statement) const;
-	void checkParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const;
-		/// Throws BlueTuskUsageException when the count of values differs from the statement's placeholders.
+	[[noreturn]] void refuseParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const;
+		/// Throws BlueTuskUsageException: the count of values differs from the statement's placeholders.
 
 	// PortalFetch.cpp
 	QueryResult readPortal(std::size_t rows);
