@@ -37,6 +37,21 @@ BlueTuskHostEndpoint::BlueTuskHostEndpoint(const std::string& host, Poco::UInt16
 }
 
 
+BlueTuskHostEndpoint::BlueTuskHostEndpoint(const std::string& host, Poco::UInt16 port, const std::string& address):
+	_host(stripBrackets(host)),
+	_port(port),
+	_kind(kindOf(host)),
+	_address(address)
+{
+}
+
+
+const std::string& BlueTuskHostEndpoint::address() const
+{
+	return _address;
+}
+
+
 const std::string& BlueTuskHostEndpoint::host() const
 {
 	return _host;
@@ -80,7 +95,7 @@ std::string BlueTuskHostEndpoint::toString() const
 
 bool BlueTuskHostEndpoint::operator == (const BlueTuskHostEndpoint& other) const
 {
-	return _port == other._port && _host == other._host;
+	return _port == other._port && _host == other._host && _address == other._address;
 }
 
 
@@ -92,13 +107,13 @@ bool BlueTuskHostEndpoint::operator != (const BlueTuskHostEndpoint& other) const
 
 bool BlueTuskHostEndpoint::operator < (const BlueTuskHostEndpoint& other) const
 {
-	return std::tie(_host, _port) < std::tie(other._host, other._port);
+	return std::tie(_host, _port, _address) < std::tie(other._host, other._port, other._address);
 }
 
 
 std::size_t BlueTuskHostEndpoint::hash() const
 {
-	return std::hash<std::string>()(_host) * 31u + _port;
+	return (std::hash<std::string>()(_host) * 31u + _port) * 31u + std::hash<std::string>()(_address);
 }
 
 

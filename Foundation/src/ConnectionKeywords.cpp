@@ -6,10 +6,13 @@
 
 #include "ConnectionKeywords.h"
 #include "HostList.h"
+#include "LibpqKeywordValues.h"
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/LocalUser.h"
 #include "BlueTusk/Lsn.h"
+#include <algorithm>
 
 namespace BlueTusk {
 namespace Detail {
@@ -80,16 +83,6 @@ int maximumPoolSize(const std::string& value, const std::string& source)
 }
 
 
-Poco::Timespan keepaliveSeconds(const std::string& value, const std::string& source)
-	/// Keepalive / keepalives_idle: whole seconds, 0 (off) up to Linux's limit for TCP_KEEPIDLE.
-{
-	const int seconds = parseCount(value, source);
-	if (seconds > 32767)
-		throw BlueTuskConnectionStringException(source + ": " + quoted(trim(value)) + " is too large; at most 32767 seconds");
-	return Poco::Timespan(seconds, 0);
-}
-
-
 Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::string& source)
 	/// Role Recheck Milliseconds: whole milliseconds, 0 (recheck on every checkout) up to one hour.
 {
@@ -99,6 +92,20 @@ Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::stri
 	return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(milliseconds) * 1000);
 }
 
+
+void refuseOAuth(S&, const std::string&, const std::string& source)
+	/// PostgreSQL 18's oauth_issuer, oauth_client_id, oauth_client_secret, oauth_scope.
+{
+	refuseKeyword(source, "OAuth (SASL OAUTHBEARER, PostgreSQL 18) is not implemented");
+}
+
+
+void refuseScramKeys(S&, const std::string&, const std::string& source)
+	/// PostgreSQL 18's scram_client_key, scram_server_key (set by postgres_fdw, not by users).
+{
+	refuseKeyword(source, "SCRAM key pass-through (postgres_fdw's use_scram_passthrough, PostgreSQL 18) is not implemented");
+}
+
 } // namespace
 
 
@@ -106,7 +113,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 {
 	static const std::vector<Keyword> keywords = {
 		{"Host", "host", "PGHOST", Setting::Host,
-			[](S& s, const std::string& v, const std::string& src) { parseHostList(v, src); s._hostList = v; }},
+			[](S& s, const std::string& v, const std::string& src) { parseHostList(v, src, true); s._hostList = v; s._hostSource = src; }},
 		{"Port", "port", "PGPORT", Setting::Port,
 			[](S& s, const std::string& v, const std::string& src) { parsePortList(v, src); s._portList = v; }},
 		{"Database", "dbname", "PGDATABASE", Setting::Database,
@@ -162,7 +169,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 		{"Auto Prepare Min Usages", nullptr, nullptr, Setting::AutoPrepareMinUsages,
 			[](S& s, const std::string& v, const std::string& src) { s.autoPrepareMinUsages = autoPrepareMinUsages(v, src); }},
 		{"Keepalive", "keepalives_idle", nullptr, Setting::Keepalive,
-			[](S& s, const std::string& v, const std::string& src) { s.keepalive = keepaliveSeconds(v, src); }},
+			[](S& s, const std::string& v, const std::string& src) { s.keepalive = parseKeepaliveSeconds(v, src); }},
 		{"Tcp User Timeout", "tcp_user_timeout", nullptr, Setting::TcpUserTimeout,
 			[](S& s, const std::string& v, const std::string& src) { s.tcpUserTimeout = Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(parseCount(v, src)) * 1000); }},
 		{"Failover Poll Milliseconds", nullptr, nullptr, Setting::FailoverPoll,
@@ -179,6 +186,45 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.maxStandbyLag = parseByteSize(v, src); }},
 		{"Role Recheck Milliseconds", "role_recheck_ms", nullptr, Setting::RoleRecheck,
 			[](S& s, const std::string& v, const std::string& src) { s.roleRecheck = roleRecheckMilliseconds(v, src); }},
+		// libpq keywords, issue 29 part A (doc/connection-strings.md, "libpq keywords")
+		{"Host Address", "hostaddr", "PGHOSTADDR", Setting::HostAddress,
+			[](S& s, const std::string& v, const std::string& src) { parseHostAddressList(v, src); s._hostAddressList = v; }},
+		{"Service", "service", "PGSERVICE", Setting::Service,
+			[](S& s, const std::string& v, const std::string&) { s._service = trim(v); }},
+		{"Service File", "servicefile", "PGSERVICEFILE", Setting::ServiceFile,
+			[](S& s, const std::string& v, const std::string&) { s._serviceFile = v; }},
+		{"Options", "options", "PGOPTIONS", Setting::Options,
+			[](S& s, const std::string& v, const std::string&) { s.options = v; }},
+		{"Search Path", nullptr, nullptr, Setting::SearchPath,
+			[](S& s, const std::string& v, const std::string&) { s.searchPath = v; }},
+		{"Client Encoding", "client_encoding", "PGCLIENTENCODING", Setting::ClientEncoding,
+			[](S&, const std::string& v, const std::string& src) { checkClientEncoding(v, src); }},
+		{"Fallback Application Name", "fallback_application_name", nullptr, Setting::FallbackApplicationName,
+			[](S& s, const std::string& v, const std::string&) { s.fallbackApplicationName = v; }},
+		{"Keepalives", "keepalives", nullptr, Setting::Keepalives,
+			[](S& s, const std::string& v, const std::string& src) { s.keepalives = parseKeepalives(v, src); }},
+		{"Keepalives Interval", "keepalives_interval", nullptr, Setting::KeepalivesInterval,
+			[](S& s, const std::string& v, const std::string& src) { s.keepaliveInterval = parseKeepaliveSeconds(v, src); }},
+		{"Keepalives Count", "keepalives_count", nullptr, Setting::KeepalivesCount,
+			[](S& s, const std::string& v, const std::string& src) { s.keepaliveCount = parseKeepaliveCount(v, src); }},
+		{"Require Peer", "requirepeer", "PGREQUIREPEER", Setting::RequirePeer,
+			[](S& s, const std::string& v, const std::string&) { s.requirePeer = trim(v); }},
+		{"SSL Compression", "sslcompression", nullptr, Setting::SslCompression,
+			[](S&, const std::string&, const std::string&) { /* libpq 17 ignores it (TLS compression is gone from OpenSSL 3 and PostgreSQL 14+) */ }},
+		{"replication", nullptr, nullptr, Setting::Replication,
+			[](S&, const std::string& v, const std::string& src) { checkReplication(v, src); }},
+		{"GSS Library", "gsslib", nullptr, Setting::GssLibrary,
+			[](S&, const std::string& v, const std::string& src) { checkGssLibrary(v, src); }},
+		{"oauth_issuer", nullptr, nullptr, Setting::Refused, refuseOAuth},
+		{"oauth_client_id", nullptr, nullptr, Setting::Refused, refuseOAuth},
+		{"oauth_client_secret", nullptr, nullptr, Setting::Refused, refuseOAuth},
+		{"oauth_scope", nullptr, nullptr, Setting::Refused, refuseOAuth},
+		{"scram_client_key", nullptr, nullptr, Setting::Refused, refuseScramKeys},
+		{"scram_server_key", nullptr, nullptr, Setting::Refused, refuseScramKeys},
+		{"tty", nullptr, nullptr, Setting::Refused,
+			[](S&, const std::string&, const std::string& src) { refuseKeyword(src, "tty is not a libpq 17 keyword any more (the server had ignored it since PostgreSQL 7.4)"); }},
+		{"requiressl", nullptr, nullptr, Setting::Refused,
+			[](S&, const std::string&, const std::string& src) { refuseKeyword(src, "requiressl is not a libpq 17 keyword any more; write sslmode=require"); }},
 	};
 	return keywords;
 }
@@ -209,23 +255,31 @@ void ConnectionKeywords::apply(ConnectionSettings& settings, const Keyword& keyw
 }
 
 
-void ConnectionKeywords::finish(ConnectionSettings& settings, bool deriveEndpoints)
+void ConnectionKeywords::finish(ConnectionSettings& settings, bool deriveEndpoints, bool libpqDefaults)
 {
 	if (deriveEndpoints)
 	{
+		const bool addresses = !trim(settings._hostAddressList).empty();
 		std::vector<HostElement> hosts;
 		if (!trim(settings._hostList).empty())
 		{
-			hosts = parseHostList(settings._hostList, "Host");
+			// an empty element is allowed only where a hostaddr fills it in (applyHostAddresses checks)
+			hosts = parseHostList(settings._hostList, settings._hostSource.empty() ? std::string("Host") : settings._hostSource, addresses);
 		}
 		else
 		{
 			// endpoints filled in by a program (no Host text): a new Port applies to their hosts
-			for (const auto& endpoint: settings.endpoints) hosts.push_back(HostElement{endpoint.host(), 0});
+			for (const auto& endpoint: settings.endpoints) hosts.push_back(HostElement{endpoint.host(), 0, endpoint.address()});
 		}
+		if (addresses)
+			applyHostAddresses(hosts, parseHostAddressList(settings._hostAddressList, "hostaddr"), settings._hostSource.empty() ? std::string("Host") : settings._hostSource);
+		if (hosts.empty() && libpqDefaults)
+			hosts.push_back(HostElement{defaultSocketDirectory(), 0, std::string()}); // libpq: no host means the local socket
 		const std::vector<Poco::UInt16> ports = settings._portList.empty() ? std::vector<Poco::UInt16>() : parsePortList(settings._portList, "Port");
 		settings.endpoints = resolveEndpoints(hosts, ports);
 	}
+	if (libpqDefaults && settings.username.empty())
+		settings.username = LocalUser::name(); // libpq: the operating-system user's name
 
 	// Database defaults to the user name, and keeps following it while it was not set explicitly.
 	const bool defaulted = !settings._defaultDatabase.empty() && settings.database == settings._defaultDatabase;
@@ -235,5 +289,69 @@ void ConnectionKeywords::finish(ConnectionSettings& settings, bool deriveEndpoin
 		settings._defaultDatabase = settings.username;
 	}
 }
+
+
+namespace {
+
+std::size_t editDistance(const std::string& a, const std::string& b)
+	/// Levenshtein distance, for "nearest keyword" hints (keywords are short: O(n*m) is fine).
+{
+	std::vector<std::size_t> row(b.size() + 1);
+	for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+	for (std::size_t i = 1; i <= a.size(); ++i)
+	{
+		std::size_t diagonal = row[0];
+		row[0] = i;
+		for (std::size_t j = 1; j <= b.size(); ++j)
+		{
+			const std::size_t above = row[j];
+			row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+			diagonal = above;
+		}
+	}
+	return row[b.size()];
+}
+
+} // namespace
+
+
+const ConnectionKeywords::Keyword* ConnectionKeywords::nearest(const std::string& written)
+{
+	const std::string wanted = asciiLower(trim(written));
+	const Keyword* best = nullptr;
+	std::size_t bestDistance = 0;
+	for (const Keyword& keyword: all())
+	{
+		std::string canonical = asciiLower(keyword.name);
+		std::string compact = canonical;
+		compact.erase(std::remove(compact.begin(), compact.end(), ' '), compact.end());
+		std::vector<std::string> spellings = {canonical, compact};
+		if (keyword.libpqName) spellings.push_back(keyword.libpqName);
+		for (const std::string& spelling: spellings)
+		{
+			const std::size_t distance = editDistance(wanted, spelling);
+			if (!best || distance < bestDistance)
+			{
+				best = &keyword;
+				bestDistance = distance;
+			}
+		}
+	}
+	return best;
+}
+
+
+std::string ConnectionKeywords::serviceOf(const ConnectionSettings& settings)
+{
+	return settings._service;
+}
+
+
+std::string ConnectionKeywords::serviceFileOf(const ConnectionSettings& settings)
+{
+	return settings._serviceFile;
+}
+
+
 
 } } // namespace BlueTusk::Detail

@@ -26,7 +26,10 @@ enum class Setting
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
 	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding,
-	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck
+	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
+	// libpq keywords, issue 29 part A
+	HostAddress, Service, ServiceFile, Options, SearchPath, ClientEncoding, FallbackApplicationName, Keepalives,
+	KeepalivesInterval, KeepalivesCount, RequirePeer, SslCompression, Replication, GssLibrary, Refused
 };
 
 
@@ -48,7 +51,8 @@ struct ConnectionKeywords
 		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
-		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds.
+		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the libpq
+		/// keywords of issue 29 (hostaddr, service, options, ..., and those refused with a reason).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without
@@ -59,10 +63,23 @@ struct ConnectionKeywords
 		/// value in messages. Throws BlueTuskConnectionStringException for an invalid value. Host and
 		/// Port are validated and kept as text; finish() derives the endpoints.
 
-	static void finish(ConnectionSettings& settings, bool deriveEndpoints);
-		/// When deriveEndpoints, derives the endpoints from the Host and Port text in force (or, without
-		/// Host text, from the hosts of the endpoints already there); then defaults the database to the
-		/// user name. Throws BlueTuskConnectionStringException for a port count mismatch.
+	static void finish(ConnectionSettings& settings, bool deriveEndpoints, bool libpqDefaults = false);
+		/// When deriveEndpoints, derives the endpoints from the Host, hostaddr and Port text in force (or,
+		/// without Host text, from the hosts of the endpoints already there; with libpqDefaults and neither,
+		/// the default Unix-socket directory). With libpqDefaults an empty user name becomes the operating
+		/// system user's (LocalUser::name()), as in libpq. Then defaults the database to the user name.
+		/// Throws BlueTuskConnectionStringException for a port or hostaddr count mismatch.
+
+	static std::string serviceOf(const ConnectionSettings& settings);
+		/// The Service given to settings (trimmed), or "".
+
+	static std::string serviceFileOf(const ConnectionSettings& settings);
+		/// The Service File given to settings, or "".
+
+	static const Keyword* nearest(const std::string& written);
+		/// The keyword whose spelling (libpq name, canonical name, or canonical name without spaces) is the
+		/// fewest edits away from written (case-insensitive); for "did you mean" hints. Never nullptr.
+
 };
 
 } } // namespace BlueTusk::Detail

@@ -13,6 +13,7 @@
 #include "ConnectionKeywords.h"
 #include "ConnectionStringForm.h"
 #include "HostList.h"
+#include "ServiceFile.h"
 #include "SecretRedaction.h"
 #include "BlueTusk/SecretRedactor.h"
 #include "SettingValues.h"
@@ -47,6 +48,10 @@ std::map<std::string, std::string> processEnvironment()
 		if (keyword.environment && Poco::Environment::has(keyword.environment))
 			environment[keyword.environment] = Poco::Environment::get(keyword.environment);
 	}
+	for (const char* name: Detail::serviceFileVariables) // where the service files are (ServiceFile.h)
+	{
+		if (Poco::Environment::has(name)) environment[name] = Poco::Environment::get(name);
+	}
 	return environment;
 }
 
@@ -61,16 +66,73 @@ const ConnectionKeywords::Keyword& findKeyword(const std::string& written, const
 }
 
 
-ConnectionSettings parseUnredacted(const std::string& connectionString, const std::map<std::string, std::string>& environment)
+const ConnectionKeywords::Keyword& findUrlKeyword(const std::string& written, const std::string& where)
+	/// As findKeyword() for a URL's query parameter: an unknown one stays an error (BlueTusk's stricter
+	/// choice), and the message names how libpq spells the nearest known keyword.
+{
+	const ConnectionKeywords::Keyword* keyword = ConnectionKeywords::find(written);
+	if (keyword) return *keyword;
+	const ConnectionKeywords::Keyword& nearest = *ConnectionKeywords::nearest(written);
+	const std::string hint = nearest.libpqName ?
+		"the nearest known keyword is spelled " + Detail::quoted(nearest.libpqName) + " in libpq" :
+		"the nearest known keyword is " + Detail::quoted(nearest.name) + " (BlueTusk's own; libpq has no such keyword)";
+	throw BlueTuskConnectionStringException("unknown keyword " + Detail::quoted(Detail::trim(written)) + " in the URL query" + where +
+		"; " + hint + " (doc/connection-strings.md lists the accepted keywords)");
+}
+
+
+std::string variable(const std::map<std::string, std::string>& environment, const char* name)
+{
+	const auto found = environment.find(name);
+	return found == environment.end() ? std::string() : found->second;
+}
+
+
+void applyService(ConnectionSettings& settings, const std::string& service, const std::string& serviceFile,
+	const std::map<std::string, std::string>& environment, std::set<Detail::Setting>& given, std::vector<std::string>& secrets)
+	/// libpq's precedence: a service's keyword applies only when the connection string did not give it, and
+	/// before the environment; within the service the first line of a keyword counts (as libpq).
+{
+	const Detail::ServiceDefinition definition = Detail::findService(service, serviceFile, environment);
+	for (const Detail::KeywordValue& line: definition.lines)
+	{
+		const std::vector<std::string> candidates = Detail::passwordCandidates(line.keyword + "=" + line.value).texts;
+		secrets.insert(secrets.end(), candidates.begin(), candidates.end());
+	}
+	std::set<Detail::Setting> fromService;
+	for (const Detail::KeywordValue& line: definition.lines)
+	{
+		const std::string where = "service file " + Detail::quoted(definition.file) + ", line " + std::to_string(line.position);
+		const auto& keyword = findKeyword(line.keyword, " in " + where);
+		if (given.count(keyword.setting) || fromService.count(keyword.setting)) continue;
+		ConnectionKeywords::apply(settings, keyword, line.value, Detail::trim(line.keyword) + " (" + where + ")");
+		fromService.insert(keyword.setting);
+	}
+	given.insert(fromService.begin(), fromService.end());
+}
+
+
+ConnectionSettings parseUnredacted(const std::string& connectionString, const std::map<std::string, std::string>& environment,
+	std::vector<std::string>& secrets)
 {
 	ConnectionSettings settings;
 	std::set<Detail::Setting> given;
+	const bool url = Detail::detectForm(connectionString) == Detail::ConnectionStringForm::Url;
 	for (const Detail::KeywordValue& pair: Detail::tokenize(connectionString))
 	{
-		const auto& keyword = findKeyword(pair.keyword, " at " + Detail::position(pair.position));
+		const std::string where = " at " + Detail::position(pair.position);
+		const auto& keyword = url ? findUrlKeyword(pair.keyword, where) : findKeyword(pair.keyword, where);
 		ConnectionKeywords::apply(settings, keyword, pair.value, Detail::trim(pair.keyword));
 		given.insert(keyword.setting);
 	}
+
+	// service (or PGSERVICE) and its file (or PGSERVICEFILE): libpq reads the service before the environment
+	std::string service = given.count(Detail::Setting::Service) ? ConnectionKeywords::serviceOf(settings) : variable(environment, "PGSERVICE");
+	const std::string serviceFile = given.count(Detail::Setting::ServiceFile) ? ConnectionKeywords::serviceFileOf(settings) : variable(environment, "PGSERVICEFILE");
+	given.insert(Detail::Setting::Service);
+	given.insert(Detail::Setting::ServiceFile);
+	if (!Detail::trim(service).empty()) applyService(settings, Detail::trim(service), serviceFile, environment, given, secrets);
+
 	for (const auto& keyword: ConnectionKeywords::all())
 	{
 		if (!keyword.environment || given.count(keyword.setting)) continue;
@@ -79,7 +141,7 @@ ConnectionSettings parseUnredacted(const std::string& connectionString, const st
 		ConnectionKeywords::apply(settings, keyword, variable->second, std::string(keyword.environment) + " (environment)");
 		given.insert(keyword.setting);
 	}
-	ConnectionKeywords::finish(settings, true);
+	ConnectionKeywords::finish(settings, true, true);
 	settings.validate();
 	return settings;
 }
@@ -123,7 +185,7 @@ ConnectionSettings ConnectionSettings::parse(const std::string& connectionString
 	if (password != environment.end()) secrets.push_back(password->second);
 	try
 	{
-		ConnectionSettings settings = parseUnredacted(connectionString, environment);
+		ConnectionSettings settings = parseUnredacted(connectionString, environment, secrets);
 		settings._secrets.insert(settings._secrets.end(), secrets.begin(), secrets.end());
 		settings._secretsComplete = candidates.complete;
 		return settings;
@@ -142,9 +204,13 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 	try
 	{
 		const auto& entry = findKeyword(keyword, "");
+		if (entry.setting == Detail::Setting::Service || entry.setting == Detail::Setting::ServiceFile)
+			throw BlueTuskConnectionStringException(Detail::trim(keyword) + ": a service cannot be applied as an override (its keywords"
+				" only fill in what a connection string leaves out); write it in the connection string");
 		ConnectionSettings changed(*this);
 		ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
-		ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port);
+		ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port ||
+			entry.setting == Detail::Setting::HostAddress);
 		changed._secrets.insert(changed._secrets.end(), secrets.begin(), secrets.end());
 		changed._secretsComplete = _secretsComplete && candidates.complete;
 		*this = std::move(changed);
@@ -201,6 +267,11 @@ std::string ConnectionSettings::toString() const
 	addText("Passfile", passfile);
 	add("Require Auth", requireAuth.toString());
 	add("Channel Binding", BlueTusk::toString(channelBinding));
+	addText("Host Address", Detail::hostAddressListText(endpoints));
+	addText("Options", options);
+	add("Client Encoding", "UTF8"); // the only one BlueTusk speaks; written so that PGCLIENTENCODING cannot apply
+	addText("Require Peer", requirePeer);
+	add("Service", ""); // the service's keywords are in the settings already; an empty one keeps PGSERVICE out
 
 	const ConnectionSettings defaults;
 	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
@@ -230,6 +301,11 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Read Your Writes Timeout", std::to_string(readYourWritesTimeout.totalMilliseconds()), std::to_string(defaults.readYourWritesTimeout.totalMilliseconds()));
 	addIfChanged("Max Standby Lag", formatByteSizeSetting(maxStandbyLag), formatByteSizeSetting(defaults.maxStandbyLag));
 	addIfChanged("Role Recheck Milliseconds", std::to_string(roleRecheck.totalMilliseconds()), std::to_string(defaults.roleRecheck.totalMilliseconds()));
+	if (!searchPath.empty()) addText("Search Path", searchPath);
+	if (!fallbackApplicationName.empty()) addText("Fallback Application Name", fallbackApplicationName);
+	if (keepalives != Keepalives::Unset) add("Keepalives", boolean(keepalives == Keepalives::On));
+	addIfChanged("Keepalives Interval", std::to_string(keepaliveInterval.totalSeconds()), std::to_string(defaults.keepaliveInterval.totalSeconds()));
+	addIfChanged("Keepalives Count", std::to_string(keepaliveCount), std::to_string(defaults.keepaliveCount));
 	return text;
 }
 
@@ -239,6 +315,18 @@ std::string ConnectionSettings::hostList() const
 	std::vector<std::string> items;
 	for (const auto& endpoint: endpoints) items.push_back(endpoint.toString());
 	return Detail::join(items, ",");
+}
+
+
+std::string ConnectionSettings::defaultSocketDirectory()
+{
+	return Detail::defaultSocketDirectory();
+}
+
+
+std::string ConnectionSettings::defaultSocketDirectory(const std::vector<std::string>& candidates)
+{
+	return Detail::defaultSocketDirectory(candidates);
 }
 
 
@@ -289,7 +377,14 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		keepalive == other.keepalive &&
 		tcpUserTimeout == other.tcpUserTimeout &&
 		requireAuth == other.requireAuth &&
-		channelBinding == other.channelBinding;
+		channelBinding == other.channelBinding &&
+		fallbackApplicationName == other.fallbackApplicationName &&
+		options == other.options &&
+		searchPath == other.searchPath &&
+		keepalives == other.keepalives &&
+		keepaliveInterval == other.keepaliveInterval &&
+		keepaliveCount == other.keepaliveCount &&
+		requirePeer == other.requirePeer;
 }
 
 

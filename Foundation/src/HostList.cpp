@@ -9,6 +9,8 @@
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
 #include <algorithm>
+#include <arpa/inet.h>
+#include <sys/stat.h>
 
 namespace BlueTusk {
 namespace Detail {
@@ -76,7 +78,7 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 } // namespace
 
 
-std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword)
+std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword, bool allowEmpty)
 {
 	if (trim(hostList).empty())
 		throw BlueTuskConnectionStringException(keyword + ": the host list is empty; expected one or more hosts separated by ','");
@@ -85,6 +87,11 @@ std::vector<HostElement> parseHostList(const std::string& hostList, const std::s
 	for (std::size_t i = 0; i < items.size(); ++i)
 	{
 		const std::string text = trim(items[i]);
+		if (text.empty() && allowEmpty)
+		{
+			hosts.emplace_back();
+			continue;
+		}
 		if (text.empty())
 			throw BlueTuskConnectionStringException(keyword + ": " + (items.size() == 1 ? std::string("the host") : elementName(i, items.size())) + " is empty in the host list " + quoted(hostList));
 		hosts.push_back(parseHostElement(text, keyword, elementName(i, items.size())));
@@ -118,7 +125,7 @@ std::vector<BlueTuskHostEndpoint> resolveEndpoints(const std::vector<HostElement
 		if (hosts[i].port != 0) port = hosts[i].port;
 		else if (ports.size() > 1) port = ports[i];
 		else if (ports.size() == 1) port = ports[0];
-		endpoints.emplace_back(hosts[i].host, port);
+		endpoints.emplace_back(hosts[i].host, port, hosts[i].address);
 	}
 	return endpoints;
 }
@@ -134,6 +141,87 @@ std::string hostListText(const std::vector<BlueTuskHostEndpoint>& endpoints)
 		items.push_back(bracket ? "[" + host + "]" : host);
 	}
 	return join(items, ",");
+}
+
+
+std::vector<std::string> parseHostAddressList(const std::string& list, const std::string& keyword)
+{
+	const std::vector<std::string> items = split(list, ',');
+	std::vector<std::string> addresses;
+	for (std::size_t i = 0; i < items.size(); ++i)
+	{
+		const std::string address = trim(items[i]);
+		unsigned char buffer[sizeof(struct in6_addr)];
+		if (!address.empty() && inet_pton(AF_INET, address.c_str(), buffer) != 1 && inet_pton(AF_INET6, address.c_str(), buffer) != 1)
+			throw BlueTuskConnectionStringException(keyword + ": " + elementName(i, items.size()) + " " + quoted(address) +
+				" is not a numeric IP address; hostaddr takes IPv4 or IPv6 addresses without brackets or port (write host names in Host)");
+		addresses.push_back(address);
+	}
+	return addresses;
+}
+
+
+void applyHostAddresses(std::vector<HostElement>& hosts, const std::vector<std::string>& addresses, const std::string& hostKeyword)
+{
+	if (hosts.empty())
+	{
+		for (std::size_t i = 0; i < addresses.size(); ++i)
+		{
+			if (addresses[i].empty())
+				throw BlueTuskConnectionStringException("hostaddr: " + elementName(i, addresses.size()) + " is empty and there is no host for it");
+			HostElement element;
+			element.host = addresses[i];
+			hosts.push_back(element);
+		}
+		return;
+	}
+	if (hosts.size() != addresses.size())
+		throw BlueTuskConnectionStringException("hostaddr: " + plural(hosts.size(), "host") + " but " + plural(addresses.size(), "hostaddr value") +
+			"; give one hostaddr per host (an empty one for a host to reach by its name)");
+	for (std::size_t i = 0; i < hosts.size(); ++i)
+	{
+		HostElement& element = hosts[i];
+		if (element.host.empty() && addresses[i].empty())
+			throw BlueTuskConnectionStringException(hostKeyword + ": " + elementName(i, hosts.size()) + " is empty and so is its hostaddr");
+		if (element.host.empty())
+			element.host = addresses[i];
+		else if (!addresses[i].empty() && element.host[0] == '/')
+			throw BlueTuskConnectionStringException("hostaddr: " + elementName(i, hosts.size()) + " " + quoted(addresses[i]) + " is given for the socket directory " +
+				quoted(element.host) + ", but a hostaddr connects over TCP; leave it empty for a socket directory");
+		else
+			element.address = addresses[i];
+	}
+}
+
+
+std::string defaultSocketDirectory()
+{
+	static const std::vector<std::string> candidates = {"/var/run/postgresql", "/tmp"};
+	return defaultSocketDirectory(candidates);
+}
+
+
+std::string defaultSocketDirectory(const std::vector<std::string>& candidates)
+{
+	for (const std::string& candidate: candidates)
+	{
+		struct stat status;
+		if (::stat(candidate.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) return candidate;
+	}
+	return candidates.empty() ? std::string() : candidates.front();
+}
+
+
+std::string hostAddressListText(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::vector<std::string> items;
+	bool any = false;
+	for (const auto& endpoint: endpoints)
+	{
+		items.push_back(endpoint.address());
+		if (!endpoint.address().empty()) any = true;
+	}
+	return any ? join(items, ",") : std::string();
 }
 
 

@@ -23,15 +23,38 @@ struct HostElement
 {
 	std::string host;
 	Poco::UInt16 port = 0; /// 0: no own port
+	std::string address;   /// the hostaddr to connect to instead, or ""
 };
 
-std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword);
+std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword, bool allowEmpty = false);
 	/// Splits at ',' and reads each trimmed element: "name", "name:port", "[v6]", "[v6]:port" (brackets
 	/// may enclose any host, e.g. "[/tmp/a:b]:5433"), a bare IPv6 literal (more than one ':', no port),
 	/// or a socket directory (begins with '/'; a ':' in it is part of the path; no port).
 	/// Throws BlueTuskConnectionStringException naming keyword for an empty list or element, an unclosed
 	/// '[', text after ']', '[' or ']' elsewhere in a host that is not a socket directory, and an own
-	/// port that is empty, not a number or outside 1..65535.
+	/// port that is empty, not a number or outside 1..65535. With allowEmpty an empty element (not an empty
+	/// list) gives a HostElement with an empty host instead (a hostaddr may fill it in).
+
+std::vector<std::string> parseHostAddressList(const std::string& list, const std::string& keyword);
+	/// libpq's hostaddr: ','-separated numeric IPv4 or IPv6 addresses (no brackets, no port), each trimmed;
+	/// an empty element means "resolve the host". Throws BlueTuskConnectionStringException naming keyword
+	/// for an element that is not a numeric address.
+
+void applyHostAddresses(std::vector<HostElement>& hosts, const std::vector<std::string>& addresses, const std::string& hostKeyword);
+	/// libpq's pairing of host and hostaddr (PostgreSQL docs 34.1.2, "hostaddr"): without hosts, each
+	/// address becomes a host; otherwise the lists must have the same length, a host with an address keeps
+	/// it (connect there, use the host name for TLS and the password file), and an empty host takes its
+	/// address as host. Throws BlueTuskConnectionStringException for different lengths, a host and an
+	/// address both empty, an address given for a socket directory, and (naming hostKeyword) an empty host
+	/// element without an address.
+
+std::string defaultSocketDirectory();
+	/// The Unix-socket directory used when no host is given: the first of /var/run/postgresql (Debian's
+	/// libpq default) and /tmp (upstream PostgreSQL's) that exists as a directory, else
+	/// /var/run/postgresql. Checked on each call (thread-safe).
+
+std::string defaultSocketDirectory(const std::vector<std::string>& candidates);
+	/// The first of candidates that is an existing directory, else the first candidate ("" for none).
 
 std::vector<Poco::UInt16> parsePortList(const std::string& portList, const std::string& keyword);
 	/// Splits at ',' and reads each trimmed element as a port 1..65535. Throws
@@ -47,6 +70,10 @@ std::vector<BlueTuskHostEndpoint> resolveEndpoints(const std::vector<HostElement
 std::string hostListText(const std::vector<BlueTuskHostEndpoint>& endpoints);
 	/// The hosts of endpoints in Host list syntax without ports (socket directories as written, hosts
 	/// containing ':' in brackets), for ConnectionSettings::toString().
+
+std::string hostAddressListText(const std::vector<BlueTuskHostEndpoint>& endpoints);
+	/// The endpoints' addresses joined with "," (empty elements for endpoints without one), or "" when no
+	/// endpoint has an address.
 
 std::string portListText(const std::vector<BlueTuskHostEndpoint>& endpoints);
 	/// The ports of endpoints: one port when all are equal, else the positional list.

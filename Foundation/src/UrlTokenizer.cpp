@@ -5,6 +5,7 @@
 //
 
 #include "UrlTokenizer.h"
+#include "HostList.h"
 #include "PercentDecoder.h"
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
@@ -73,9 +74,11 @@ std::string hostElement(const std::string& text, std::size_t offset)
 		}
 	}
 
-	const std::string host = percentDecode(rawHost, offset + (text.empty() || text[0] != '[' ? 0 : 1));
+	std::string host = percentDecode(rawHost, offset + (text.empty() || text[0] != '[' ? 0 : 1));
 	if (host.find_first_of(",[]") != std::string::npos)
 		throw BlueTuskConnectionStringException("the host at " + position(offset) + " in the URL decodes to text with ',', '[' or ']', which a host list cannot hold");
+	if (hasPort && rawPort.empty()) hasPort = false; // libpq: an empty port ("host:") means the default
+	if (host.empty()) host = defaultSocketDirectory(); // libpq: an empty host (":5433") means the local socket
 	const bool needsBrackets = !host.empty() && host[0] != '/' && host.find(':') != std::string::npos;
 	std::string element = needsBrackets || (hasPort && !host.empty() && host[0] == '/') ? "[" + host + "]" : host;
 	if (hasPort) element += ":" + percentDecode(rawPort, portOffset);
@@ -154,7 +157,17 @@ KeywordValueList tokenizeUrl(const std::string& input)
 	// host[:port][,host[:port]...]
 	const std::size_t hostEnd = std::min(text.find('/', pos), text.find('?', pos));
 	const std::size_t hostListEnd = hostEnd == std::string::npos ? text.size() : hostEnd;
-	if (hostListEnd > pos)
+	const std::string onlyHost = text.substr(pos, hostListEnd - pos);
+	const std::size_t onlyColon = onlyHost.find(':');
+	if (onlyHost.find(',') == std::string::npos && !onlyHost.empty() && onlyColon != std::string::npos &&
+		percentDecode(onlyHost.substr(0, onlyColon), pos).empty())
+	{
+		// One host, empty, with a port ("postgres://:12345/db"): libpq's default host with that port, which a
+		// host query parameter may still replace ("?host=/path" keeps the port).
+		const std::string port = percentDecode(onlyHost.substr(onlyColon + 1), pos + onlyColon + 1);
+		if (!port.empty()) pairs.push_back(KeywordValue{"port", port, pos + onlyColon + 1});
+	}
+	else if (hostListEnd > pos)
 	{
 		std::vector<std::string> elements;
 		std::size_t elementStart = pos;

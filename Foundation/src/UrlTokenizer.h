@@ -30,7 +30,10 @@ KeywordValueList tokenizeUrl(const std::string& text);
 	/// in the Host keyword's syntax; a host with its own port is written "name:port", or "[host]:port" when
 	/// the host contains ':' or is a socket directory), dbname (when not empty), then each query
 	/// parameter. Every component is percent-decoded; "[v6]" and "[v6]:port" are accepted; a socket
-	/// directory is written percent-encoded ("%2Ftmp") or as a host query parameter.
+	/// directory is written percent-encoded ("%2Ftmp") or as a host query parameter. As in libpq, no host
+	/// gives no host pair (the default socket directory, ConnectionKeywords::finish()); a single empty
+	/// host with a port (":12345") gives only a port pair; an empty host in a longer list is the default
+	/// socket directory (defaultSocketDirectory()); an empty port ("host:") is no port.
 	/// Throws BlueTuskConnectionStringException naming the position for a bad percent escape, %00, an
 	/// unclosed '[', text after ']', a query parameter without '=', or a decoded host containing
 	/// ',', '[' or ']'. Messages never quote the text.

@@ -56,7 +56,7 @@ void HostAttemptsException::redactDetails(const SecretRedactor& redactor)
 	for (HostAttempt& attempt: _attempts)
 	{
 		if (redactor.reveals(attempt.endpoint.host()))
-			attempt.endpoint = BlueTuskHostEndpoint(redactor.redact(attempt.endpoint.host()), attempt.endpoint.port());
+			attempt.endpoint = BlueTuskHostEndpoint(redactor.redact(attempt.endpoint.host()), attempt.endpoint.port(), attempt.endpoint.address());
 		attempt.detail = redactor.redact(attempt.detail);
 		attempt.nestedText = redactor.redact(attempt.nestedText);
 	}

@@ -86,6 +86,12 @@ const Resolver::Ptr& Dialer::resolver() const
 std::vector<Poco::Net::SocketAddress> Dialer::addressesOf(const BlueTuskHostEndpoint& endpoint) const
 {
 	std::vector<Poco::Net::SocketAddress> addresses;
+	if (!endpoint.address().empty())
+	{
+		// libpq's hostaddr: connect to this address, the host name serves TLS and the password file only
+		addresses.emplace_back(Poco::Net::IPAddress(endpoint.address()), endpoint.port());
+		return addresses;
+	}
 	switch (endpoint.kind())
 	{
 	case BlueTuskHostEndpoint::UNIX_SOCKET:
@@ -119,14 +125,25 @@ Dialer::SocketOptions Dialer::SocketOptions::from(const ConnectionSettings& sett
 {
 	SocketOptions options;
 	options.keepalive = settings.keepalive;
+	options.keepaliveInterval = settings.keepaliveInterval;
+	options.keepaliveCount = settings.keepaliveCount;
+	options.keepalives = settings.keepalives;
 	options.tcpUserTimeout = settings.tcpUserTimeout;
 	return options;
 }
 
 
+bool Dialer::SocketOptions::keepalivesOn() const
+{
+	if (keepalives == ConnectionSettings::Keepalives::Off) return false;
+	if (keepalives == ConnectionSettings::Keepalives::On) return true;
+	return keepalive.totalSeconds() > 0 || keepaliveInterval.totalSeconds() > 0 || keepaliveCount > 0;
+}
+
+
 bool Dialer::SocketOptions::empty() const
 {
-	return keepalive.totalSeconds() <= 0 && tcpUserTimeout.totalMilliseconds() <= 0;
+	return !keepalivesOn() && tcpUserTimeout.totalMilliseconds() <= 0;
 }
 
 
@@ -241,12 +258,14 @@ void Dialer::applyOptions(Poco::Net::StreamSocket& socket, const SocketOptions& 
 			throw Poco::Net::NetException(std::string("cannot set ") + what + " to " + std::to_string(value) + ": " + Poco::Error::getMessage(error), error);
 		}
 	};
-	const int keepalive = static_cast<int>(options.keepalive.totalSeconds());
-	if (keepalive > 0)
+	if (options.keepalivesOn())
 	{
+		const int idle = static_cast<int>(options.keepalive.totalSeconds());
+		const int interval = options.keepaliveInterval.totalSeconds() > 0 ? static_cast<int>(options.keepaliveInterval.totalSeconds()) : idle;
 		set(SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE");
-		set(IPPROTO_TCP, TCP_KEEPIDLE, keepalive, "TCP_KEEPIDLE");
-		set(IPPROTO_TCP, TCP_KEEPINTVL, keepalive, "TCP_KEEPINTVL");
+		if (idle > 0) set(IPPROTO_TCP, TCP_KEEPIDLE, idle, "TCP_KEEPIDLE");
+		if (interval > 0) set(IPPROTO_TCP, TCP_KEEPINTVL, interval, "TCP_KEEPINTVL");
+		if (options.keepaliveCount > 0) set(IPPROTO_TCP, TCP_KEEPCNT, options.keepaliveCount, "TCP_KEEPCNT");
 	}
 	const Poco::Timespan::TimeDiff userTimeout = options.tcpUserTimeout.totalMilliseconds();
 	if (userTimeout > 0)

@@ -5,10 +5,10 @@
 //
 
 #include "BlueTusk/PasswordFile.h"
+#include "BlueTusk/LocalUser.h"
 #include "Poco/Environment.h"
 #include "Poco/Logger.h"
 #include <fstream>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -51,15 +51,7 @@ bool matches(const std::string& field, const std::string& value)
 
 std::string PasswordFile::defaultPath()
 {
-	std::string home = Poco::Environment::get("HOME", "");
-	if (home.empty())
-	{
-		struct passwd pwd;
-		struct passwd* result = nullptr;
-		char buffer[4096];
-		if (getpwuid_r(geteuid(), &pwd, buffer, sizeof(buffer), &result) == 0 && result && result->pw_dir)
-			home = result->pw_dir;
-	}
+	std::string home = LocalUser::homeDirectory(Poco::Environment::get("HOME", ""));
 	if (home.empty()) return std::string();
 	if (home.back() != '/') home += '/';
 	return home + ".pgpass";

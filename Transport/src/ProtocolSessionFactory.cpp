@@ -6,6 +6,7 @@
 
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/StartupGate.h"
+#include "BlueTusk/PeerCredentials.h"
 #include "BlueTusk/CancellationWatch.h"
 
 namespace BlueTusk {
@@ -97,6 +98,7 @@ std::unique_ptr<ProtocolSession> ProtocolSessionFactory::openUnredacted(const Bl
 			// starts working for it (StartupGate.h). A later address of the same host keeps the turn.
 			if (gate && !gate->enter(*race, deadline))
 				throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
+			PeerCredentials::check(socket, settings.requirePeer, endpoint); // libpq's requirepeer: before anything is sent
 			std::unique_ptr<ProtocolSession> candidate(new ProtocolSession(endpoint));
 			if (_noticeHandler) candidate->setNoticeHandler(_noticeHandler);
 			candidate->startup(socket, address, settings, deadline);

@@ -16,6 +16,7 @@
 #include "BlueTusk/TlsUpgrade.h"
 #include "AuthenticationPolicy.h"
 #include "SigpipeGuard.h"
+#include "StartupParameters.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
 #include "Poco/Net/NetException.h"
@@ -255,12 +256,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 
 	_phase = "startup";
 	_username = settings.username; // an error before any authentication request names the configured user too
-	std::vector<std::pair<std::string, std::string>> parameters;
-	parameters.emplace_back("user", settings.username);
-	parameters.emplace_back("database", settings.database.empty() ? settings.username : settings.database);
-	if (!settings.applicationName.empty()) parameters.emplace_back("application_name", settings.applicationName);
-	parameters.emplace_back("client_encoding", "UTF8");
-	_writer.startupMessage(parameters);
+	_writer.startupMessage(Detail::startupParameters(settings));
 	_socket.setSendTimeout(deadline.socketTimeout());
 	_writer.send(_socket);
 

@@ -39,13 +39,23 @@ public:
 		/// Creates the endpoint; the kind is derived from the host text. An IPv6 literal may be given with
 		/// or without brackets; it is stored without them.
 
+	BlueTuskHostEndpoint(const std::string& host, Poco::UInt16 port, const std::string& address);
+		/// An endpoint whose host is connected to at address (libpq's hostaddr: a numeric IPv4 or IPv6
+		/// address, no brackets) instead of by resolving or using host; host keeps serving TLS (SNI,
+		/// verify-full) and the password file, as in libpq (PostgreSQL docs 34.1.2, "hostaddr"). An empty
+		/// address is the same as the two-argument constructor.
+
 	const std::string& host() const;
 		/// The host as written (IPv6 without brackets).
 
 	Poco::UInt16 port() const;
 		/// The port, 1..65535.
 
+	const std::string& address() const;
+		/// The hostaddr to connect to instead of host, or "" (none).
+
 	Kind kind() const;
+		/// The kind of host (a host with an address() keeps its own kind).
 
 	bool isUnixSocket() const;
 
@@ -53,12 +63,14 @@ public:
 		/// "<dir>/.s.PGSQL.<port>" for a socket directory, else "".
 
 	std::string toString() const;
-		/// The display form: "db-a:5432", "127.0.0.1:5432", "[::1]:5432", "/var/run/postgresql:5432".
+		/// The display form: "db-a:5432", "127.0.0.1:5432", "[::1]:5432", "/var/run/postgresql:5432". The
+		/// address() is not shown (the Dialer's attempts name it).
 
 	bool operator == (const BlueTuskHostEndpoint& other) const;
 	bool operator != (const BlueTuskHostEndpoint& other) const;
 	bool operator < (const BlueTuskHostEndpoint& other) const;
-		/// Orders by host text, then port.
+		/// Orders by host text, then port, then address. Endpoints that differ only in address() are
+		/// different endpoints (different servers, separate pools).
 
 	std::size_t hash() const;
 
@@ -69,6 +81,7 @@ private:
 	std::string _host;
 	Poco::UInt16 _port;
 	Kind _kind;
+	std::string _address;
 };
 
 } // namespace BlueTusk

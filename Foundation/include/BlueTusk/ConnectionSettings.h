@@ -108,11 +108,46 @@ public:
 		/// behind the primary and still be taken by standby, read-only and prefer-standby checkouts; 0: no
 		/// limit (doc/freshness.md).
 
+	// libpq keywords (doc/connection-strings.md, "libpq keywords"); hostaddr lives in the endpoints
+	// (BlueTuskHostEndpoint::address()), service and client_encoding are applied by parse().
+
+	enum class Keepalives
+		/// libpq's keepalives switch.
+	{
+		Unset, /// not given: SO_KEEPALIVE only when Keepalive, Keepalives Interval or Keepalives Count is set
+		On,    /// keepalives=1: SO_KEEPALIVE on, the other three (or the system's defaults) for its timing
+		Off    /// keepalives=0: SO_KEEPALIVE left off whatever the other three say
+	};
+
+	std::string fallbackApplicationName;
+		/// Fallback Application Name / fallback_application_name: sent as application_name when
+		/// Application Name is empty (libpq; PostgreSQL docs 34.1.2).
+	std::string options;
+		/// Options / options (PGOPTIONS): command-line options for the server, sent unchanged as the
+		/// "options" startup parameter, e.g. "-c search_path=app -c statement_timeout=5s" (a space or '\'
+		/// inside one value is escaped with '\', as the server reads it: PostgreSQL docs 55.2.2).
+	std::string searchPath;
+		/// Search Path (Npgsql): appended to the options as "-c search_path=<value>" (spaces and '\' escaped).
+	Keepalives keepalives = Keepalives::Unset;
+		/// Keepalives / keepalives: see Keepalives.
+	Poco::Timespan keepaliveInterval = 0;
+		/// Keepalives Interval / keepalives_interval: whole seconds between keepalive probes (TCP_KEEPINTVL);
+		/// 0: the Keepalive value when that is set, else the system's. At most 32767.
+	int keepaliveCount = 0;
+		/// Keepalives Count / keepalives_count: unanswered probes before the connection is dropped
+		/// (TCP_KEEPCNT); 0: the system's (9). At most 127.
+	std::string requirePeer;
+		/// Require Peer / requirepeer (PGREQUIREPEER): on a Unix-domain socket, the operating-system user
+		/// the server must run as (SO_PEERCRED); a different one fails the open before anything is sent,
+		/// like an authentication failure. Ignored for TCP, as in libpq. Empty: no check.
+
 	ConnectionSettings();
 
 	static ConnectionSettings parse(const std::string& connectionString);
-		/// Parses any of the three forms, then applies environment fallbacks and defaults, then
-		/// validate(). A keyword given more than once (under any of its names) takes the last value, as
+		/// Parses any of the three forms, then the keywords of a named service (service / PGSERVICE, from
+		/// the service files: doc/connection-strings.md) for what the string did not give, then environment
+		/// fallbacks, then libpq's defaults (no host: defaultSocketDirectory(); no user: the operating-system
+		/// user, LocalUser::name()) and the others, then validate(). A keyword given more than once (under any of its names) takes the last value, as
 		/// in libpq and Npgsql. Throws BlueTuskConnectionStringException naming the keyword or position
 		/// and what is wrong (never the value of Password). Reads the process environment; thread-safe.
 
@@ -127,7 +162,8 @@ public:
 		/// hosts); other keywords leave the endpoints alone. A database that was defaulted follows a new
 		/// Username. Throws BlueTuskConnectionStringException like parse(), leaving the settings
 		/// unchanged. Checks the value only: call validate() after applying several overrides (e.g. both
-		/// pool sizes).
+		/// pool sizes). Service and Service File are refused (a service only fills in what a connection
+		/// string leaves out); hostaddr re-derives the endpoints like Host and Port.
 
 	std::string toString() const;
 		/// A canonical Npgsql-style connection string that parses back to equal settings, with
@@ -155,6 +191,15 @@ public:
 	std::string hostList() const;
 		/// The endpoints' display forms joined with ","; for messages.
 
+	static std::string defaultSocketDirectory();
+		/// The Unix-socket directory parse() uses when no host is given (libpq's rule): the first of
+		/// /var/run/postgresql (where Debian's libpq and server put the socket) and /tmp (upstream
+		/// PostgreSQL's default) that exists as a directory, else /var/run/postgresql. Looked up on each
+		/// call, at parse time. Thread-safe.
+
+	static std::string defaultSocketDirectory(const std::vector<std::string>& candidates);
+		/// The first of candidates that exists as a directory, else the first candidate ("" for none).
+
 	void validate() const;
 		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
@@ -168,6 +213,10 @@ private:
 	friend struct Detail::ConnectionKeywords;
 
 	std::string _hostList;        /// the Host text in force (given or PGHOST); endpoints derive from it
+	std::string _hostSource;      /// how the Host text in force was given ("host", "PGHOST (environment)"), for messages
+	std::string _hostAddressList; /// the hostaddr text in force (given or PGHOSTADDR), or empty
+	std::string _service;         /// the Service given (or PGSERVICE), read by parse()
+	std::string _serviceFile;     /// the Service File given (or PGSERVICEFILE), or empty
 	std::string _portList;        /// the Port text in force (given or PGPORT), or empty
 	std::string _defaultDatabase; /// the user name that database was defaulted to, or empty
 	std::vector<std::string> _secrets; /// what redactor() knows besides password; not compared by ==

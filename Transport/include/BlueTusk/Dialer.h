@@ -26,7 +26,8 @@ namespace BlueTusk {
 
 class BlueTusk_Transport_API Dialer
 	/// Opens the socket of one physical connection to one BlueTuskHostEndpoint (doc/transport.md):
-	///   1. The addresses: a host name is resolved once with the Resolver (resolver order, both families);
+	///   1. The addresses: an endpoint with an address() (libpq's hostaddr) is connected there and not
+	///      resolved; a host name is resolved once with the Resolver (resolver order, both families);
 	///      an IP literal is used as is; a socket directory gives the Unix-domain socket
 	///      "<dir>/.s.PGSQL.<port>".
 	///   2. Each address is tried in order, all under ONE Deadline. For each, the TCP (or Unix) connect runs,
@@ -58,12 +59,20 @@ public:
 		/// TCP options set on every TCP socket a dial opens (doc/high-availability.md, hung servers); none are
 		/// set on Unix-domain sockets. Zero leaves an option at the operating system's default.
 	{
-		Poco::Timespan keepalive;      /// idle time before the first keepalive probe and between probes
-		                               /// (SO_KEEPALIVE on, TCP_KEEPIDLE and TCP_KEEPINTVL in whole seconds)
+		Poco::Timespan keepalive;      /// idle time before the first keepalive probe (TCP_KEEPIDLE, whole
+		                               /// seconds), and between probes unless keepaliveInterval is set
+		Poco::Timespan keepaliveInterval; /// time between probes (TCP_KEEPINTVL, whole seconds)
+		int keepaliveCount = 0;        /// unanswered probes before the kernel drops the connection (TCP_KEEPCNT)
+		ConnectionSettings::Keepalives keepalives = ConnectionSettings::Keepalives::Unset;
+			/// libpq's keepalives switch: Off sets no keepalive option at all, On turns SO_KEEPALIVE on
+			/// even without the three above (the system's timing), Unset turns it on when one of them is set
 		Poco::Timespan tcpUserTimeout; /// TCP_USER_TIMEOUT in whole milliseconds
 
 		static SocketOptions from(const ConnectionSettings& settings);
-			/// Keepalive and Tcp User Timeout of settings.
+			/// Keepalive, Keepalives, Keepalives Interval, Keepalives Count and Tcp User Timeout of settings.
+
+		bool keepalivesOn() const;
+			/// Whether SO_KEEPALIVE is to be turned on (see keepalives).
 
 		bool empty() const;
 			/// True when no option is to be set.

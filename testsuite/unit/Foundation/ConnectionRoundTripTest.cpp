@@ -26,7 +26,9 @@ void checkRoundTrip(const std::string& text, const Environment& environment = En
 	const Environment hostile = {
 		{"PGHOST", "env-a,env-b"}, {"PGPORT", "7001,7002"}, {"PGDATABASE", "envdb"}, {"PGUSER", "envuser"},
 		{"PGPASSFILE", "/env/pgpass"}, {"PGAPPNAME", "envapp"}, {"PGCONNECT_TIMEOUT", "4.5"}, {"PGSSLMODE", "verify-ca"},
-		{"PGSSLROOTCERT", "/env/root.crt"}, {"PGTARGETSESSIONATTRS", "prefer-standby"}, {"PGLOADBALANCEHOSTS", "random"}};
+		{"PGSSLROOTCERT", "/env/root.crt"}, {"PGTARGETSESSIONATTRS", "prefer-standby"}, {"PGLOADBALANCEHOSTS", "random"},
+		{"PGHOSTADDR", "10.9.9.9,10.9.9.8"}, {"PGOPTIONS", "-c work_mem=1MB"}, {"PGCLIENTENCODING", "LATIN1"},
+		{"PGREQUIREPEER", "envpeer"}, {"PGSERVICE", "no-such-service"}};
 	for (const Environment& reparseEnvironment: {Environment(), hostile})
 	{
 		ConnectionSettings reparsed = parse(printed, reparseEnvironment);
@@ -62,9 +64,10 @@ public:
 		const auto settings = parse("postgresql://bob:s3cr3t-value@db-a:5432,db-b:6432/app?target_session_attrs=standby&Maximum%20Pool%20Size=20");
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a,db-b;Port=5432,6432;Database=app;Username=bob;Password=***;Application Name=;"
 			"Target Session Attributes=standby;Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
-			"Maximum Pool Size=20;"), settings.toString());
+			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;Maximum Pool Size=20;"), settings.toString());
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
-			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"), parse("Host=db-a;Username=u").toString());
+			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
+			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;"), parse("Host=db-a;Username=u").toString());
 	}
 
 	void testRoundTrips()
