@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Lsn.h"
@@ -103,6 +104,12 @@ public:
 		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).
 		/// Throws BlueTuskConnectionStringException (listing the accepted names) for an unknown name, then
 		/// as open(TargetSessionAttributes).
+
+	CommitOutcomeResolver::Ptr outcomeResolver(const Poco::Timespan& timeout = Poco::Timespan(10, 0)) const;
+		/// A resolver for TransactionOptions::outcomeResolver and Transaction::executeWithOutcome(): a COMMIT
+		/// whose answer was lost is resolved on the current primary, routed with read-write under this data
+		/// source's settings and connector (RoutedOutcomeResolver), asking again until timeout (doc/outcomes.md).
+		/// Throws BlueTuskUsageException for a timeout <= 0. The resolver does not keep the data source alive.
 
 	PoolStatistics getPoolStatistics() const;
 		/// The counters summed over every endpoint pool (a consistent snapshot).
