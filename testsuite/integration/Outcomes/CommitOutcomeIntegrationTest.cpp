@@ -3,7 +3,8 @@
 //
 // Commit outcome resolution and runInTransaction() against the local cluster (doc/outcomes.md): the capture
 // query and COMMIT in one write on a real server (the xid is the transaction's own), pg_xact_status() of
-// real xids through the routed resolver (committed, aborted, one the server never assigned), and a real
+// real xids through the routed resolver (committed, aborted, one the server never assigned), a backend
+// terminated while its COMMIT runs (a deferred trigger) resolved as rolled back, and a real
 // serialization failure (write skew under SERIALIZABLE) retried by the default policy.
 //
 
@@ -15,8 +16,10 @@
 #include "BlueTusk/Transaction.h"
 #include "TestEnvironment.h"
 #include "Poco/NumberParser.h"
+#include "Poco/Thread.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
+#include <thread>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -50,6 +53,7 @@ class CommitOutcomeIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(CommitOutcomeIntegrationTest);
 	CPPUNIT_TEST(testCaptureTravelsWithCommit);
 	CPPUNIT_TEST(testStatusOfRealXids);
+	CPPUNIT_TEST(testSessionEndedDuringCommit);
 	CPPUNIT_TEST(testSerializationFailureRetried);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -121,6 +125,47 @@ public:
 			timelineSwitchPoint(*history.rows.at(0).at(0), committed.timeline - 1, found);
 			CPPUNIT_ASSERT(found);
 		}
+	}
+
+	void testSessionEndedDuringCommit()
+	{
+		// A deferred constraint trigger makes COMMIT run for 3 s; the backend is terminated meanwhile (its
+		// client gets FATAL 57P01 instead of COMMIT's answer): the resolution asks the primary, which reports
+		// the xid aborted.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(hosts(), connector);
+		BlueTuskConnection other = dataSource->open();
+		recreate(other, "outcome_deferred");
+		other.executeSimple("CREATE OR REPLACE FUNCTION outcome_slow() RETURNS trigger LANGUAGE plpgsql AS "
+			"$$ BEGIN PERFORM pg_sleep(3); RETURN NULL; END $$; "
+			"CREATE CONSTRAINT TRIGGER outcome_slow AFTER INSERT ON outcome_deferred DEFERRABLE INITIALLY DEFERRED "
+			"FOR EACH ROW EXECUTE FUNCTION outcome_slow()");
+		BlueTuskConnection lease = dataSource->open();
+		const std::string pid = *lease.executeSimple("SELECT pg_backend_pid()").at(0).rows.at(0).at(0);
+		TransactionOptions options;
+		options.outcomeResolver = dataSource->outcomeResolver(Poco::Timespan(5, 0));
+		Transaction transaction(lease.session(), options);
+		lease.executeSimple("INSERT INTO outcome_deferred VALUES (1, 1)");
+		std::thread terminator([&]
+		{
+			Poco::Thread::sleep(500);
+			other.executeSimple("SELECT pg_terminate_backend(" + pid + ")");
+		});
+		std::string message, cause;
+		try
+		{
+			transaction.commit();
+		}
+		catch (BlueTuskTransactionRolledBackException& exc)
+		{
+			message = exc.displayText();
+			if (exc.nested()) cause = exc.nested()->displayText();
+		}
+		terminator.join();
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("reports xid ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" aborted") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(cause, cause.find("57P01") != std::string::npos);   // the connection failure, nested
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), *other.executeSimple("SELECT count(*) FROM outcome_deferred").at(0).rows.at(0).at(0));
 	}
 
 	void testSerializationFailureRetried()
