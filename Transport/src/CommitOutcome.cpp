@@ -21,6 +21,11 @@ const char* const CommitRecord::CAPTURE_SQL =
 	"CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_insert_lsn()::text END, "
 	"CASE WHEN pg_is_in_recovery() THEN NULL ELSE substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8) END";
 
+const char* const CommitRecord::BEGIN_CAPTURE_SQL =
+	"SELECT pg_current_xact_id()::text, "
+	"CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_insert_lsn()::text END, "
+	"CASE WHEN pg_is_in_recovery() THEN NULL ELSE substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8) END";
+
 const char* const StatusAnswer::STATUS_SQL =
 	"SELECT pg_xact_status($1::xid8), substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8)";
 
@@ -69,7 +74,7 @@ CommitRecord CommitRecord::fromCapture(const BlueTuskHostEndpoint& endpoint, con
 std::string CommitRecord::toString() const
 {
 	std::string text = (hasXid() ? "xid " + xid : std::string("a transaction without xid")) + " on " + endpoint.toString();
-	if (timeline) text += " (timeline " + Poco::NumberFormatter::format(timeline) + ", WAL before COMMIT " + lsnBeforeCommit.toString() + ")";
+	if (timeline) text += " (timeline " + Poco::NumberFormatter::format(timeline) + (takenAtBegin ? ", WAL at BEGIN " : ", WAL before COMMIT ") + lsnBeforeCommit.toString() + ")";
 	return text;
 }
 
@@ -158,6 +163,13 @@ CommitOutcome judgeCommit(const CommitRecord& record, const StatusAnswer& answer
 		}
 		explanation = who + " (timeline " + tli + ", switched from " + Poco::NumberFormatter::format(record.timeline) + " at " + end.toString() +
 			", after " + record.lsnBeforeCommit.toString() + ") reports xid " + record.xid + " " + status;
+		if (status == "committed" && record.takenAtBegin)
+		{
+			// The position was taken before the transaction wrote anything: the switch after it does not
+			// prove that the new primary saw the xid, which it may have given to a transaction of its own.
+			explanation += ", but the xid was learned at BEGIN, before the transaction's WAL: it may be another transaction's";
+			return CommitOutcome::Unknown;
+		}
 		if (status == "committed") return CommitOutcome::Committed;
 		if (status == "aborted" || status == "in progress") return CommitOutcome::RolledBack;
 		return CommitOutcome::Unknown;

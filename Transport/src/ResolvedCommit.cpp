@@ -25,8 +25,24 @@ namespace {
 }
 
 
+std::vector<QueryResult> resolve(const CommitRecord& record, CommitOutcomeResolver& resolver, const Poco::Exception& cause,
+	std::vector<QueryResult> results)
+	/// Asks resolver about record; returns results when it committed, else throws the outcome's exception.
+{
+	std::string explanation;
+	const CommitOutcome outcome = resolver.resolve(record, explanation);
+	transportLogger().notice("the COMMIT of %s was not answered (%s); resolved: %s (%s)", record.toString(), cause.displayText(),
+		toString(outcome), explanation);
+	if (outcome == CommitOutcome::Committed) return results;
+	if (outcome == CommitOutcome::RolledBack)
+		rolledBack("the COMMIT of " + record.toString() + " was not answered, and the transaction did not commit: " + explanation, cause);
+	throw BlueTuskCommitOutcomeUnknownException("the COMMIT of " + record.toString() + " was not answered, and its outcome could not be "
+		"resolved: " + explanation, cause);
+}
+
+
 std::vector<QueryResult> lostAnswer(Session& session, const std::vector<std::vector<QueryResult>>& answers, bool serializable,
-	CommitOutcomeResolver& resolver, const Poco::Exception& cause)
+	CommitOutcomeResolver& resolver, const Poco::Exception& cause, const CommitRecord* beginRecord)
 	/// The connection failed before COMMIT's answer arrived (cause). answers: what arrived before.
 {
 	const std::string where = session.endpoint().toString();
@@ -38,6 +54,7 @@ std::vector<QueryResult> lostAnswer(Session& session, const std::vector<std::vec
 		const BlueTuskServerException* fatal = dynamic_cast<const BlueTuskServerException*>(&cause);
 		if (fatal) rolledBack("the transaction on " + where + " was rolled back: the server ended the session (" + fatal->sqlState() +
 			") before it ran COMMIT", cause);
+		if (beginRecord) return resolve(*beginRecord, resolver, cause, std::vector<QueryResult>());
 		throw BlueTuskCommitOutcomeUnknownException("the connection to " + where + " was lost before the transaction id query sent with "
 			"COMMIT was answered: whether COMMIT ran is unknown", cause);
 	}
@@ -59,15 +76,7 @@ std::vector<QueryResult> lostAnswer(Session& session, const std::vector<std::vec
 		transportLogger().information("the COMMIT of a transaction on %s that wrote nothing was not answered (%s); nothing to resolve", where, cause.displayText());
 		return answers.front();
 	}
-	std::string explanation;
-	const CommitOutcome outcome = resolver.resolve(record, explanation);
-	transportLogger().notice("the COMMIT of %s was not answered (%s); resolved: %s (%s)", record.toString(), cause.displayText(),
-		toString(outcome), explanation);
-	if (outcome == CommitOutcome::Committed) return answers.front();
-	if (outcome == CommitOutcome::RolledBack)
-		rolledBack("the COMMIT of " + record.toString() + " was not answered, and the transaction did not commit: " + explanation, cause);
-	throw BlueTuskCommitOutcomeUnknownException("the COMMIT of " + record.toString() + " was not answered, and its outcome could not be "
-		"resolved: " + explanation, cause);
+	return resolve(record, resolver, cause, answers.front());
 }
 
 } // namespace
@@ -85,7 +94,8 @@ void checkCommitAnswer(const Session& session, const std::vector<QueryResult>& c
 }
 
 
-std::vector<QueryResult> commitResolved(Session& session, const std::string& prefix, bool serializable, CommitOutcomeResolver& resolver)
+std::vector<QueryResult> commitResolved(Session& session, const std::string& prefix, bool serializable, CommitOutcomeResolver& resolver,
+	const CommitRecord* beginRecord)
 {
 	if (session.isBroken())
 	{
@@ -116,7 +126,7 @@ std::vector<QueryResult> commitResolved(Session& session, const std::string& pre
 	{
 		cause.reset(exc.clone());
 	}
-	if (cause) return lostAnswer(session, answers, serializable, resolver, *cause);
+	if (cause) return lostAnswer(session, answers, serializable, resolver, *cause, beginRecord);
 	checkCommitAnswer(session, answers.back());
 	return std::move(answers.front());
 }

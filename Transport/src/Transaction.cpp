@@ -57,6 +57,14 @@ Transaction::Transaction(Session& session, const TransactionOptions& options):
 	if (session.transactionStatus() != TransactionStatus::Idle)
 		throw BlueTuskUsageException("the session to " + session.endpoint().toString() +
 			" is already in a transaction block; use a Savepoint for nested work");
+	if (_resolver && options.xidAtBegin && !options.readOnly)
+	{
+		std::vector<QueryResult> results = session.executeSimple(options.beginSql() + "; " + CommitRecord::BEGIN_CAPTURE_SQL);
+		_active = true;
+		_beginRecord.reset(new CommitRecord(CommitRecord::fromCapture(session.endpoint(), results.back())));
+		_beginRecord->takenAtBegin = true;
+		return;
+	}
 	session.executeSimple(options.beginSql());
 	_active = true;
 }
@@ -72,6 +80,7 @@ Transaction::Transaction(Transaction&& other) noexcept:
 	_session(other._session),
 	_resolver(std::move(other._resolver)),
 	_serializable(other._serializable),
+	_beginRecord(std::move(other._beginRecord)),
 	_active(other._active),
 	_savepoints(other._savepoints)
 {
@@ -105,7 +114,7 @@ void Transaction::commit()
 	}
 	if (!_active) throw BlueTuskUsageException("cannot COMMIT: the transaction is no longer active");
 	_active = false;
-	Detail::commitResolved(*_session, std::string(), _serializable, *_resolver);
+	Detail::commitResolved(*_session, std::string(), _serializable, *_resolver, _beginRecord.get());
 }
 
 
@@ -114,7 +123,7 @@ std::vector<QueryResult> Transaction::executeWithOutcome(Session& session, const
 	if (session.transactionStatus() != TransactionStatus::Idle)
 		throw BlueTuskUsageException("the session to " + session.endpoint().toString() +
 			" is already in a transaction block; an autocommit write with outcome resolution needs an idle session");
-	std::vector<QueryResult> results = Detail::commitResolved(session, "BEGIN; " + sql + "; ", false, resolver);
+	std::vector<QueryResult> results = Detail::commitResolved(session, "BEGIN; " + sql + "; ", false, resolver, nullptr);
 	// BEGIN's result first, the capture's last: the caller gets sql's own.
 	if (results.size() >= 2) return std::vector<QueryResult>(std::make_move_iterator(results.begin() + 1), std::make_move_iterator(results.end() - 1));
 	return {};

@@ -129,6 +129,7 @@ int main(int argc, char** argv)
 	auto resolver = std::make_shared<CountingResolver>(dataSource->outcomeResolver(Poco::Timespan(options.resolutionSeconds, 0)));
 	TransactionOptions transactionOptions;
 	transactionOptions.outcomeResolver = resolver;
+	transactionOptions.xidAtBegin = true;   // a COMMIT packet that gets no answer at all is resolved too
 
 	std::mutex toldMutex;
 	std::map<std::string, Told> told;

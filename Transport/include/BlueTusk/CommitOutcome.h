@@ -32,11 +32,16 @@ struct BlueTusk_Transport_API CommitRecord
 		/// NULL when the transaction wrote nothing; the WAL insert position and the timeline (the first 8
 		/// hex digits of pg_walfile_name()); NULL for both on a standby. Executable by any user.
 
+	static const char* const BEGIN_CAPTURE_SQL;
+		/// As CAPTURE_SQL with pg_current_xact_id(), which assigns the xid: sent with BEGIN when
+		/// TransactionOptions::xidAtBegin asks for it.
+
 	BlueTuskHostEndpoint endpoint;   /// where the transaction ran
 	std::string xid;                 /// decimal xid8; empty when none was assigned (nothing written)
 	Lsn lsnBeforeCommit;             /// pg_current_wal_insert_lsn() before the COMMIT: its commit record lies after
 	Poco::UInt32 timeline = 0;       /// the timeline the transaction ran on (0: unknown)
 	bool serializable = false;       /// the transaction ran SERIALIZABLE (a read-only one may still fail at commit)
+	bool takenAtBegin = false;       /// taken with BEGIN (BEGIN_CAPTURE_SQL): lsnBeforeCommit precedes every write
 
 	bool hasXid() const;
 		/// True when the transaction had a transaction id (it wrote something).
@@ -100,7 +105,9 @@ CommitOutcome BlueTusk_Transport_API judgeCommit(const CommitRecord& record, con
 	///   LSN) at or before lsnBeforeCommit, its commit record is on the lost tail and the id may have been
 	///   given to another transaction since: RolledBack whatever the status says; when it ended after, the
 	///   server replayed the transaction's earlier WAL, so the id is its own and the status is the truth
-	///   ("in progress" cannot be it after a promotion: RolledBack); a timeline not among the ancestors:
+	///   ("in progress" cannot be it after a promotion: RolledBack); for a record takenAtBegin the
+	///   position precedes the transaction's writes, so "committed" there proves nothing (Unknown);
+	///   a timeline not among the ancestors:
 	///   RolledBack (its WAL is not on this history);
 	/// - on another timeline without the history: "aborted" and "in progress" are RolledBack (either the
 	///   transaction's own answer or the id of a newer transaction, which means the old one was lost);

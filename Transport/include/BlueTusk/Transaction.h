@@ -12,6 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/Session.h"
+#include <memory>
 #include <string>
 
 namespace BlueTusk {
@@ -40,6 +41,11 @@ struct BlueTusk_Transport_API TransactionOptions
 		/// writable server what became of the transaction: commit() then returns (committed), or throws
 		/// BlueTuskTransactionRolledBackException or BlueTuskCommitOutcomeUnknownException.
 		/// BlueTuskDataSource::outcomeResolver() gives one that routes to the current primary.
+	bool xidAtBegin = false;
+		/// With an outcomeResolver and not readOnly: BEGIN travels with CommitRecord::BEGIN_CAPTURE_SQL in
+		/// the same Query (no round trip of its own), so a transaction whose COMMIT packet got no answer at
+		/// all (a frozen or killed server, not even the capture answered) still has its xid to resolve. Costs
+		/// an xid for every such transaction, also one that writes nothing (PostgreSQL docs 9.27.5).
 
 	std::string beginSql() const;
 		/// "BEGIN", "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE", ...
@@ -120,6 +126,7 @@ private:
 	Session* _session;
 	CommitOutcomeResolver::Ptr _resolver;   /// TransactionOptions::outcomeResolver
 	bool _serializable = false;
+	std::unique_ptr<CommitRecord> _beginRecord;   /// TransactionOptions::xidAtBegin: the record taken with BEGIN
 	bool _active = false;
 	unsigned _savepoints = 0;   /// savepoints created so far (for their names)
 };

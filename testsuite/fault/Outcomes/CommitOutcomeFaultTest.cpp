@@ -123,6 +123,7 @@ class CommitOutcomeFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testTimelineSwitchWithoutHistoryAborted);
 	CPPUNIT_TEST(testDiedAfterAnswering);
 	CPPUNIT_TEST(testDiedBeforeXidArrived);
+	CPPUNIT_TEST(testNothingAnsweredXidFromBegin);
 	CPPUNIT_TEST(testBrokenBeforeCommit);
 	CPPUNIT_TEST(testAutocommitWriteResolved);
 	CPPUNIT_TEST_SUITE_END();
@@ -263,6 +264,37 @@ public:
 		CPPUNIT_ASSERT(commitOnce(cluster, Poco::Timespan(2, 0), message) == Result::Unknown);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("before the transaction id query") != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(0L, cluster.statusQueries());
+	}
+
+	void testNothingAnsweredXidFromBegin()
+	{
+		// xidAtBegin: BEGIN carried the capture (one Query); the COMMIT packet then gets no answer at all.
+		BackendScript old = BackendScript::primary()
+			.answer(CommitRecord::BEGIN_CAPTURE_SQL, captureAnswer(XID))
+			.answer(CommitRecord::CAPTURE_SQL, QueryAnswer::dropConnection());
+		Cluster cluster(old, newPrimary(statusAnswer("aborted")));
+		BlueTuskConnection lease = cluster.dataSource->open();
+		TransactionOptions options;
+		options.outcomeResolver = cluster.dataSource->outcomeResolver(Poco::Timespan(2, 0));
+		options.xidAtBegin = true;
+		cluster.first.resetCounters();
+		Transaction transaction(lease.session(), options);
+		CPPUNIT_ASSERT_EQUAL(2, cluster.first.queryCount());   // BEGIN and the capture, one Query message
+		CPPUNIT_ASSERT_EQUAL(0, cluster.first.queriesPipelined());
+		lease.executeSimple(INSERT);
+		cluster.crash();
+		std::string message;
+		try
+		{
+			transaction.commit();
+		}
+		catch (BlueTuskTransactionRolledBackException& exc)
+		{
+			message = exc.displayText();
+		}
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("xid " + XID + " on " + cluster.first.hostAndPort() + " (timeline 1, WAL at BEGIN") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("reports xid " + XID + " aborted") != std::string::npos);
+		CPPUNIT_ASSERT_EQUAL(1L, cluster.statusQueries());
 	}
 
 	void testBrokenBeforeCommit()

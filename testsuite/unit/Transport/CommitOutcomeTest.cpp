@@ -102,6 +102,14 @@ public:
 		CPPUNIT_ASSERT(judgeCommit(record(2), withHistory(answer("committed", 3), history), why) == CommitOutcome::Committed);
 		CPPUNIT_ASSERT_MESSAGE(why, why.find("switched from 2 at 0/4000000") != std::string::npos);
 		CPPUNIT_ASSERT(judgeCommit(record(2), withHistory(answer("aborted", 3), history), why) == CommitOutcome::RolledBack);
+		// Learned at BEGIN: the position precedes the transaction's writes, so the switch after it proves
+		// nothing about the xid; a commit could be another transaction's.
+		CommitRecord atBegin = record(2);
+		atBegin.takenAtBegin = true;
+		CPPUNIT_ASSERT(judgeCommit(atBegin, withHistory(answer("committed", 3), history), why) == CommitOutcome::Unknown);
+		CPPUNIT_ASSERT_MESSAGE(why, why.find("learned at BEGIN") != std::string::npos);
+		CPPUNIT_ASSERT(judgeCommit(atBegin, withHistory(answer("aborted", 3), history), why) == CommitOutcome::RolledBack);
+		CPPUNIT_ASSERT(judgeCommit(atBegin, answer("committed", 2), why) == CommitOutcome::Committed);   // its own timeline
 		// After a promotion no transaction of the old primary is in progress: the id is not this one's.
 		CPPUNIT_ASSERT(judgeCommit(record(2), withHistory(answer("in progress", 3), history), why) == CommitOutcome::RolledBack);
 	}
