@@ -158,7 +158,7 @@ CommitOutcome judgeCommit(const CommitRecord& record, const StatusAnswer& answer
 		{
 			explanation = "timeline " + Poco::NumberFormatter::format(record.timeline) + " ended at " + end.toString() + " on " + who +
 				" (timeline " + tli + "), at or before the WAL position " + record.lsnBeforeCommit.toString() +
-				" taken before COMMIT: the commit, if any, was on the lost tail (xid " + record.xid + " reads " + status + " there, which is not this transaction)";
+				(record.takenAtBegin ? " taken at BEGIN" : " taken before COMMIT") + ": the commit, if any, was on the lost tail (xid " + record.xid + " reads " + status + " there, which is not this transaction)";
 			return CommitOutcome::RolledBack;
 		}
 		explanation = who + " (timeline " + tli + ", switched from " + Poco::NumberFormatter::format(record.timeline) + " at " + end.toString() +
