@@ -110,6 +110,8 @@ POCO_IMPLEMENT_EXCEPTION(BlueTuskProtocolException, BlueTuskException, "Protocol
 POCO_IMPLEMENT_EXCEPTION(BlueTuskSessionBrokenException, BlueTuskException, "Session broken")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskTypeException, BlueTuskException, "Type conversion error")
 POCO_IMPLEMENT_EXCEPTION(BlueTuskUsageException, BlueTuskException, "Invalid use")
+POCO_IMPLEMENT_EXCEPTION(BlueTuskTransactionRolledBackException, BlueTuskException, "Transaction rolled back")
+POCO_IMPLEMENT_EXCEPTION(BlueTuskCommitOutcomeUnknownException, BlueTuskException, "Commit outcome unknown")
 
 
 //

@@ -7,6 +7,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PoolManager.h"
+#include "BlueTusk/RoutedOutcomeResolver.h"
 #include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "Freshness.h"
@@ -261,6 +262,12 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 {
 	return open(target, Lsn());
+}
+
+
+CommitOutcomeResolver::Ptr BlueTuskDataSource::outcomeResolver(const Poco::Timespan& timeout) const
+{
+	return std::make_shared<RoutedOutcomeResolver>(*_impl->settings, _impl->connector, timeout);
 }
 
 

@@ -21,7 +21,7 @@ namespace BlueTusk {
 
 namespace {
 
-const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY};
+const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY, RETRY_PLUGIN_LIBRARY};
 
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator)
@@ -47,9 +47,10 @@ std::string toString(PolicyFamily family)
 	{
 	case PolicyFamily::HostOrder:     return "host order";
 	case PolicyFamily::TargetSession: return "target session";
-	case PolicyFamily::Eviction:      break;
+	case PolicyFamily::Eviction:      return "eviction";
+	case PolicyFamily::Retry:         break;
 	}
-	return "eviction";
+	return "retry";
 }
 
 
@@ -59,6 +60,7 @@ struct Connector::Impl
 	PluginRegistry<HostOrderPolicy> hostOrders{"host order"};
 	PluginRegistry<TargetSessionPolicy> targets{"target session"};
 	PluginRegistry<EvictionPolicy> evictions{"eviction"};
+	PluginRegistry<RetryPolicy> retries{"retry"};
 	bool standardTried = false;
 	std::set<std::string> loadedStandard;           // base names of standard libraries loaded
 	std::map<std::string, std::string> loadFailures; // base name -> why it could not be loaded
@@ -68,6 +70,7 @@ struct Connector::Impl
 	std::map<std::string, HostOrderPolicy::Ptr> hostOrderCache;
 	std::map<std::string, TargetSessionPolicy::Ptr> targetCache;
 	std::map<std::string, EvictionPolicy::Ptr> evictionCache;
+	std::map<std::string, RetryPolicy::Ptr> retryCache;
 	SessionFactory::Ptr factory;
 	HostStateRegistry hostStates;
 
@@ -96,6 +99,7 @@ struct Connector::Impl
 		attempt(hostOrders);
 		attempt(targets);
 		attempt(evictions);
+		attempt(retries);
 		if (any) loadedPaths.insert(path);
 		else why = reasons.empty() ? std::string("no manifest") : reasons.front();
 		return any;
@@ -301,6 +305,12 @@ EvictionPolicy::Ptr Connector::evictionPolicy(const std::string& name)
 }
 
 
+RetryPolicy::Ptr Connector::retryPolicy(const std::string& name)
+{
+	return _impl->lookup(_impl->retries, _impl->retryCache, PolicyFamily::Retry, name, STANDARD_LIBRARIES[3], false);
+}
+
+
 std::vector<std::string> Connector::policyNames(PolicyFamily family)
 {
 	_impl->loadStandard({});
@@ -308,9 +318,10 @@ std::vector<std::string> Connector::policyNames(PolicyFamily family)
 	{
 	case PolicyFamily::HostOrder:     return _impl->hostOrders.names();
 	case PolicyFamily::TargetSession: return _impl->targets.names();
-	case PolicyFamily::Eviction:      break;
+	case PolicyFamily::Eviction:      return _impl->evictions.names();
+	case PolicyFamily::Retry:         break;
 	}
-	return _impl->evictions.names();
+	return _impl->retries.names();
 }
 
 

@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 
 namespace BlueTusk {
@@ -45,6 +46,29 @@ HostOrderPolicy::~HostOrderPolicy()
 
 
 void HostOrderPolicy::configure(const Poco::Util::AbstractConfiguration&)
+{
+}
+
+
+std::string toString(RetryCause cause)
+{
+	switch (cause)
+	{
+	case RetryCause::Failover:             return "failover";
+	case RetryCause::SerializationFailure: return "serialization failure";
+	case RetryCause::Deadlock:             return "deadlock";
+	case RetryCause::RolledBackAtCommit:   break;
+	}
+	return "rolled back at commit";
+}
+
+
+RetryPolicy::RetryPolicy()
+{
+}
+
+
+RetryPolicy::~RetryPolicy()
 {
 }
 

@@ -97,6 +97,27 @@ StatementStatistics StatementCounters::snapshot() const
 }
 
 
+void Session::executeSimpleSequence(const std::vector<std::string>& queries, std::vector<std::vector<QueryResult>>& answers)
+{
+	answers.clear();
+	std::unique_ptr<BlueTuskServerException> error;
+	for (const auto& sql: queries)
+	{
+		try
+		{
+			answers.push_back(executeSimple(sql));
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			if (!exc.sessionUsable() || isBroken()) throw;
+			if (!error) error.reset(new BlueTuskServerException(exc));
+			answers.emplace_back();
+		}
+	}
+	if (error) error->rethrow();
+}
+
+
 QueryResult Session::query(const std::string&, const Parameters&)
 {
 	unsupported("query()");

@@ -32,6 +32,40 @@ std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
 }
 
 
+void ProtocolSession::executeSimpleSequence(const std::vector<std::string>& queries, std::vector<std::vector<QueryResult>>& answers)
+{
+	answers.clear();
+	if (queries.empty()) return;
+	ensureUsable();
+	try
+	{
+		writePendingReset();
+		for (const auto& sql: queries) _writer.query(sql);   // one write: the lot costs one round trip
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	// Each Query is its own cycle up to its ReadyForQuery: an ERROR in one leaves the later ones to run,
+	// so their answers must be read too before the session is in step again.
+	std::unique_ptr<BlueTuskServerException> error;
+	for (std::size_t i = 0; i < queries.size(); ++i)
+	{
+		try
+		{
+			answers.push_back(i == 0 ? runCycle() : readCycle());
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			if (_broken) throw;
+			if (!error) error.reset(new BlueTuskServerException(exc));
+			answers.emplace_back();
+		}
+	}
+	if (error) error->rethrow();
+}
+
 QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<FieldValue>& parameters)
 {
 	ensureUsable();

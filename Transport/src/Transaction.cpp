@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/Transaction.h"
+#include "ResolvedCommit.h"
 #include "SessionSupport.h"
 
 namespace BlueTusk {
@@ -48,11 +49,22 @@ std::string TransactionOptions::beginSql() const
 }
 
 
-Transaction::Transaction(Session& session, const TransactionOptions& options): _session(&session)
+Transaction::Transaction(Session& session, const TransactionOptions& options):
+	_session(&session),
+	_resolver(options.outcomeResolver),
+	_serializable(options.isolation == IsolationLevel::Serializable)
 {
 	if (session.transactionStatus() != TransactionStatus::Idle)
 		throw BlueTuskUsageException("the session to " + session.endpoint().toString() +
 			" is already in a transaction block; use a Savepoint for nested work");
+	if (_resolver && options.xidAtBegin && !options.readOnly)
+	{
+		std::vector<QueryResult> results = session.executeSimple(options.beginSql() + "; " + CommitRecord::BEGIN_CAPTURE_SQL);
+		_active = true;
+		_beginRecord.reset(new CommitRecord(CommitRecord::fromCapture(session.endpoint(), results.back())));
+		_beginRecord->takenAtBegin = true;
+		return;
+	}
 	session.executeSimple(options.beginSql());
 	_active = true;
 }
@@ -66,6 +78,9 @@ Transaction::Transaction(Session& session, IsolationLevel isolation, bool readOn
 
 Transaction::Transaction(Transaction&& other) noexcept:
 	_session(other._session),
+	_resolver(std::move(other._resolver)),
+	_serializable(other._serializable),
+	_beginRecord(std::move(other._beginRecord)),
 	_active(other._active),
 	_savepoints(other._savepoints)
 {
@@ -86,21 +101,32 @@ void Transaction::finish(const char* sql)
 	if (!_active) throw BlueTuskUsageException(std::string("cannot ") + sql + ": the transaction is no longer active");
 	_active = false;
 	std::vector<QueryResult> results = _session->executeSimple(sql);
-	if (std::string(sql) == "COMMIT" && !results.empty() && results.back().commandTag == "ROLLBACK")
-	{
-		BlueTuskServerException::Fields fields;
-		fields.severity = "ERROR";
-		fields.sqlState = "25P02";
-		fields.message = "the transaction on " + _session->endpoint().toString() +
-			" had failed (an earlier statement raised an error); COMMIT rolled it back";
-		throw BlueTuskServerException(fields, true);
-	}
+	if (std::string(sql) == "COMMIT") Detail::checkCommitAnswer(*_session, results);
 }
 
 
 void Transaction::commit()
 {
-	finish("COMMIT");
+	if (!_resolver)
+	{
+		finish("COMMIT");
+		return;
+	}
+	if (!_active) throw BlueTuskUsageException("cannot COMMIT: the transaction is no longer active");
+	_active = false;
+	Detail::commitResolved(*_session, std::string(), _serializable, *_resolver, _beginRecord.get());
+}
+
+
+std::vector<QueryResult> Transaction::executeWithOutcome(Session& session, const std::string& sql, CommitOutcomeResolver& resolver)
+{
+	if (session.transactionStatus() != TransactionStatus::Idle)
+		throw BlueTuskUsageException("the session to " + session.endpoint().toString() +
+			" is already in a transaction block; an autocommit write with outcome resolution needs an idle session");
+	std::vector<QueryResult> results = Detail::commitResolved(session, "BEGIN; " + sql + "; ", false, resolver, nullptr);
+	// BEGIN's result first, the capture's last: the caller gets sql's own.
+	if (results.size() >= 2) return std::vector<QueryResult>(std::make_move_iterator(results.begin() + 1), std::make_move_iterator(results.end() - 1));
+	return {};
 }
 
 

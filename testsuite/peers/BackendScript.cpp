@@ -95,6 +95,13 @@ QueryAnswer& QueryAnswer::frozen(int milliseconds)
 }
 
 
+QueryAnswer& QueryAnswer::thenDisconnect()
+{
+	disconnectAfterReady = true;
+	return *this;
+}
+
+
 QueryAnswer& QueryAnswer::delay(int milliseconds)
 {
 	delayMs = milliseconds;

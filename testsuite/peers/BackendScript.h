@@ -39,6 +39,8 @@ struct QueryAnswer
 	bool ignoreCancel = false;         /// a frozen server: a CancelRequest does not end the delay
 	int trickleMs = 0;                 /// > 0: send the answer one byte every trickleMs (cancel ignored)
 	bool disconnect = false;           /// close the connection instead of answering (a broken session)
+	bool disconnectAfterReady = false; /// simple Query only: close the connection right after its ReadyForQuery
+	                                   /// (a server that answered, then died)
 	enum class Copy { None, In, Out };
 	Copy copy = Copy::None;            /// In: CopyInResponse, then read CopyData until CopyDone ("COPY <n>") or
 	                                   /// CopyFail (57014); Out: CopyOutResponse, copyData, CopyDone, "COPY <n>"
@@ -56,6 +58,8 @@ struct QueryAnswer
 		/// No rows, CommandComplete tag only ("SET", "DISCARD ALL").
 	static QueryAnswer error(const std::string& sqlState, const std::string& message);
 	static QueryAnswer dropConnection();
+	QueryAnswer& thenDisconnect();
+		/// Answers, then closes the connection after the ReadyForQuery (disconnectAfterReady).
 	static QueryAnswer copyIn(int disconnectAfter = -1);
 		/// COPY ... FROM STDIN, text format, one column.
 	static QueryAnswer copyOut(const std::vector<std::string>& chunks, int disconnectAfter = -1);

@@ -91,6 +91,7 @@ int FakeBackend::sessionsReady() const { return _ready; }
 int FakeBackend::passwordsReceived() const { return _passwords; }
 int FakeBackend::cancelRequests() const { return _cancels; }
 int FakeBackend::terminates() const { return _terminates; }
+int FakeBackend::queriesPipelined() const { return _queriesPipelined; }
 int FakeBackend::activeConnections() const { return _active; }
 
 
@@ -162,6 +163,7 @@ void FakeBackend::resetCounters()
 	_passwords = 0;
 	_cancels = 0;
 	_terminates = 0;
+	_queriesPipelined = 0;
 	std::lock_guard<std::mutex> lock(_mutex);
 	_queries.clear();
 	_lastStartup.clear();

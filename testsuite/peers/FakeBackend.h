@@ -79,6 +79,9 @@ public:
 	int passwordsReceived() const;    /// password / SASL messages received
 	int cancelRequests() const;       /// CancelRequests received
 	int terminates() const;           /// Terminate messages received
+	int queriesPipelined() const;
+		/// Simple Query messages read while the client's next message was already there (sent in the same
+		/// write, before this one was answered: no round trip between them).
 	int activeConnections() const;    /// connections open right now
 	std::vector<std::string> queries() const;
 		/// Every statement received (simple Query text, or the SQL of each extended Execute), in order.
@@ -146,6 +149,7 @@ private:
 	std::atomic<int> _passwords{0};
 	std::atomic<int> _cancels{0};
 	std::atomic<int> _terminates{0};
+	std::atomic<int> _queriesPipelined{0};
 	std::atomic<int> _active{0};
 };
 

@@ -38,6 +38,7 @@ void FakeBackend::serveQueries(Connection& connection)
 			case 'Q':
 			{
 				std::string sql = reader.cstring();
+				if (connection.socket.available() > 0) ++_queriesPipelined;   // the next message came before this answer
 				std::vector<std::string> statements = splitStatements(sql);
 				if (statements.empty())
 				{
@@ -45,11 +46,13 @@ void FakeBackend::serveQueries(Connection& connection)
 				}
 				std::string afterReady;
 				int afterReadyTrickleMs = 0;
+				bool closeAfterReady = false;
 				for (const auto& statement: statements)
 				{
 					int result = answerStatement(connection, statement, true);
 					if (result < 0) return;
 					const QueryAnswer answer = resolve(statement);
+					closeAfterReady = closeAfterReady || answer.disconnectAfterReady;
 					if (!answer.afterReady.empty())
 					{
 						afterReady = answer.afterReady;
@@ -58,6 +61,7 @@ void FakeBackend::serveQueries(Connection& connection)
 					if (result == 0) break;
 				}
 				if (!send(connection, Wire::readyForQuery(connection.status))) return;
+				if (closeAfterReady) return;
 				for (char byte: afterReady)
 					if (!send(connection, std::string(1, byte)) || !pause(connection, afterReadyTrickleMs, false)) return;
 				break;

@@ -95,6 +95,21 @@ POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskUsageException, BlueTusk
 	/// statement handle used on another session, a wrong parameter count, a finished transaction reused).
 	/// The session stays usable.
 
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskTransactionRolledBackException, BlueTuskException)
+	/// The connection broke while COMMIT was in flight (sent, no answer) and BlueTusk found out that the
+	/// transaction did not commit: the primary that answered the outcome question (pg_xact_status) reported
+	/// it aborted, never saw its transaction id, or holds a history in which its commit is not (a lost
+	/// timeline tail). Nothing of the transaction is on that server's history: running it again does not
+	/// duplicate it (doc/outcomes.md says what this guarantees with asynchronous and synchronous
+	/// replication). The message names the endpoint, the transaction id and the answer; the nested exception
+	/// is the connection failure.
+
+POCO_DECLARE_EXCEPTION(BlueTusk_Foundation_API, BlueTuskCommitOutcomeUnknownException, BlueTuskException)
+	/// The connection broke while COMMIT was in flight and no server could say in time whether the
+	/// transaction committed (no writable server answered within the resolution deadline, the transaction
+	/// was still in progress there, or its id could not be judged across a timeline switch). The write may or
+	/// may not be durable: the application must not re-run it blindly (doc/outcomes.md). The message names
+	/// the endpoint, the transaction id (when known) and what each attempt found.
 
 class BlueTusk_Foundation_API BlueTuskTransportException: public BlueTuskException
 	/// Every address of a host endpoint failed (doc/transport.md). The message names the endpoint and

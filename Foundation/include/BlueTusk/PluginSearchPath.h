@@ -21,6 +21,8 @@ constexpr const char* TARGET_SESSION_PLUGIN_LIBRARY = "BlueTuskTargetSessionPlug
 	/// Base name of the standard target-session plugin library.
 constexpr const char* EVICTION_PLUGIN_LIBRARY = "BlueTuskEvictionPlugin";
 	/// Base name of the standard eviction plugin library.
+constexpr const char* RETRY_PLUGIN_LIBRARY = "BlueTuskRetryPlugin";
+	/// Base name of the standard retry plugin library.
 
 BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting);
 	/// The plugin search path, in order: the entries of the Plugin Path setting, then the ':'-separated

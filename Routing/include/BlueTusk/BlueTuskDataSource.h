@@ -11,12 +11,16 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/CommitOutcome.h"
+#include "BlueTusk/RetryPolicy.h"
+#include "BlueTusk/Transaction.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionAttributes.h"
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -103,6 +107,32 @@ public:
 		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).
 		/// Throws BlueTuskConnectionStringException (listing the accepted names) for an unknown name, then
 		/// as open(TargetSessionAttributes).
+
+	CommitOutcomeResolver::Ptr outcomeResolver(const Poco::Timespan& timeout = Poco::Timespan(10, 0)) const;
+		/// A resolver for TransactionOptions::outcomeResolver and Transaction::executeWithOutcome(): a COMMIT
+		/// whose answer was lost is resolved on the current primary, routed with read-write under this data
+		/// source's settings and connector (RoutedOutcomeResolver), asking again until timeout (doc/outcomes.md).
+		/// Throws BlueTuskUsageException for a timeout <= 0. The resolver does not keep the data source alive.
+
+	using UnitOfWork = std::function<void(BlueTuskConnection& lease, Transaction& transaction)>;
+
+	unsigned runInTransaction(const UnitOfWork& work, const std::string& retryPolicy = "default",
+		const TransactionOptions& options = TransactionOptions());
+		/// Runs work in a transaction on a lease of open() (this data source's target) and commits it when
+		/// work returns with the transaction still active; runs it again, on a fresh lease, after a retryable
+		/// failure (RetryCause: a failover error, SQLSTATE 40001 or 40P01, a COMMIT resolved as rolled back)
+		/// for as long as the retry policy named retryPolicy (Connector::retryPolicy(): "default",
+		/// "no-retry", "read-only", or a plugin's) says so and within its budget(); each wait is the policy's
+		/// delay, bounded by what is left of the budget. Commits resolve a lost answer (options'
+		/// outcomeResolver, else outcomeResolver() with its default timeout), so a write never runs twice:
+		/// BlueTuskCommitOutcomeUnknownException and every non-retryable error reach the caller at once, and
+		/// so does any error after work itself ended the transaction (commit() or rollback() inside work),
+		/// except BlueTuskTransactionRolledBackException. Returns the attempts made (1: no retry).
+		/// doc/outcomes.md, "Retrying". Throws the last failure when the policy stops, BlueTuskPluginException
+		/// for an unknown policy name.
+
+	unsigned runInTransaction(const UnitOfWork& work, const RetryPolicy& retryPolicy, const TransactionOptions& options = TransactionOptions());
+		/// As above, with a policy object.
 
 	PoolStatistics getPoolStatistics() const;
 		/// The counters summed over every endpoint pool (a consistent snapshot).

@@ -14,6 +14,7 @@
 #include "BlueTusk/EvictionPolicy.h"
 #include "BlueTusk/HostOrderPolicy.h"
 #include "BlueTusk/HostStateRegistry.h"
+#include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/Session.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/TargetSessionPolicy.h"
@@ -28,7 +29,8 @@ enum class PolicyFamily
 {
 	HostOrder,      /// HostOrderPolicy (Routing): library BlueTuskHostOrderPlugin
 	TargetSession,  /// TargetSessionPolicy (Routing): library BlueTuskTargetSessionPlugin
-	Eviction        /// EvictionPolicy (Pooling): library BlueTuskEvictionPlugin
+	Eviction,       /// EvictionPolicy (Pooling): library BlueTuskEvictionPlugin
+	Retry           /// RetryPolicy (Routing): library BlueTuskRetryPlugin
 };
 
 BlueTusk_Routing_API std::string toString(PolicyFamily family);
@@ -40,8 +42,8 @@ class BlueTusk_Routing_API Connector
 	/// learned host states (HostStateRegistry) shared by every BlueTuskConnection::open() and every
 	/// BlueTuskDataSource created through it.
 	///
-	/// Plugins. On first use of a registry the three standard plugin libraries (BlueTuskHostOrderPlugin,
-	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin) are looked up along the plugin search path:
+	/// Plugins. On first use of a registry the four standard plugin libraries (BlueTuskHostOrderPlugin,
+	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin) are looked up along the plugin search path:
 	/// the directories or files of the connection string's "Plugin Path", then the BLUETUSK_PLUGIN_PATH
 	/// environment variable, then the install directory (lib/bluetusk/plugins), then the build tree.
 	/// A library that is not found leaves its family without the standard names (lookups then fail with a
@@ -93,6 +95,10 @@ public:
 
 	EvictionPolicy::Ptr evictionPolicy(const std::string& name);
 		/// The eviction policy called name ("standard", or a plugin's).
+
+	RetryPolicy::Ptr retryPolicy(const std::string& name);
+		/// The retry policy called name ("default", "no-retry", "read-only", or a plugin's), for
+		/// BlueTuskDataSource::runInTransaction().
 
 	HostOrderPolicy::Ptr createHostOrderPolicy(const std::string& name);
 		/// A new, unshared instance (for HostOrderPolicy::configure() with per-data-source properties).

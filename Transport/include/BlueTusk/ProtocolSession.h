@@ -101,6 +101,7 @@ public:
 	bool ranSinceReset() const;
 	void close();
 	std::vector<QueryResult> executeSimple(const std::string& sql);
+	void executeSimpleSequence(const std::vector<std::string>& queries, std::vector<std::vector<QueryResult>>& answers);
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters);
 	QueryResult query(const std::string& sql, const Parameters& parameters = {});
 	PreparedStatement prepare(const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});

@@ -175,6 +175,17 @@ public:
 		/// statement. Throws BlueTuskServerException on an ErrorResponse (the session stays usable),
 		/// BlueTuskSessionBrokenException when the connection fails.
 
+	virtual void executeSimpleSequence(const std::vector<std::string>& queries, std::vector<std::vector<QueryResult>>& answers);
+		/// Sends each element of queries as its own simple Query message, all in one write, and reads their
+		/// answers in order: one round trip for the lot. The server runs each only after it answered (and
+		/// flushed, at ReadyForQuery) the one before, so the answers to the first queries are on their way
+		/// before a later one runs (the COMMIT of a transaction whose outcome is resolved, CommitOutcome.h).
+		/// answers gets one element per query as its answer completes. A broken connection throws
+		/// BlueTuskSessionBrokenException (or a FATAL BlueTuskServerException) at once, answers holding the
+		/// answers read so far; an ERROR in one query (the session usable) does not stop the others (each is
+		/// its own cycle): every answer is read (the failed one's element empty) and the first error thrown.
+		/// The default implementation runs executeSimple() per query (a round trip each).
+
 	virtual QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters) = 0;
 		/// Runs one statement with the extended query protocol (Parse/Bind/Describe/Execute/Sync),
 		/// parameters in text format ($1, $2, ...; std::nullopt is NULL), results in text format, with

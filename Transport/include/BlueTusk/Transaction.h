@@ -10,7 +10,9 @@
 #define BlueTusk_Transaction_INCLUDED
 
 #include "BlueTusk/Foundation.h"
+#include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/Session.h"
+#include <memory>
 #include <string>
 
 namespace BlueTusk {
@@ -32,6 +34,18 @@ struct BlueTusk_Transport_API TransactionOptions
 	IsolationLevel isolation = IsolationLevel::Default;
 	bool readOnly = false;     /// READ ONLY (else the session's default, READ WRITE unless configured)
 	bool deferrable = false;   /// DEFERRABLE: only has an effect with Serializable and readOnly
+	CommitOutcomeResolver::Ptr outcomeResolver = nullptr;
+		/// Non-null: commit() resolves a lost answer (doc/outcomes.md). The COMMIT goes in one write behind
+		/// CommitRecord::CAPTURE_SQL (the transaction id, the WAL position and the timeline; no round trip
+		/// of its own), and when the connection breaks before COMMIT is answered the resolver asks a
+		/// writable server what became of the transaction: commit() then returns (committed), or throws
+		/// BlueTuskTransactionRolledBackException or BlueTuskCommitOutcomeUnknownException.
+		/// BlueTuskDataSource::outcomeResolver() gives one that routes to the current primary.
+	bool xidAtBegin = false;
+		/// With an outcomeResolver and not readOnly: BEGIN travels with CommitRecord::BEGIN_CAPTURE_SQL in
+		/// the same Query (no round trip of its own), so a transaction whose COMMIT packet got no answer at
+		/// all (a frozen or killed server, not even the capture answered) still has its xid to resolve. Costs
+		/// an xid for every such transaction, also one that writes nothing (PostgreSQL docs 9.27.5).
 
 	std::string beginSql() const;
 		/// "BEGIN", "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE", ...
@@ -77,6 +91,20 @@ public:
 		/// transaction back instead (it had failed: COMMIT of a failed transaction answers ROLLBACK),
 		/// 40001 for a serialization failure detected at commit, 23xxx for a deferred constraint; the
 		/// transaction is over in every case. BlueTuskUsageException when it is not active.
+		/// With an outcomeResolver (TransactionOptions), a connection lost before COMMIT's answer (EOF,
+		/// reset, timeout, FATAL) does not throw BlueTuskSessionBrokenException but what the resolver found:
+		/// nothing (the commit happened), BlueTuskTransactionRolledBackException (it did not, and will not:
+		/// safe to run again) or BlueTuskCommitOutcomeUnknownException (no server could tell in time); each
+		/// nests the connection failure. A session found broken before COMMIT was sent gives
+		/// BlueTuskTransactionRolledBackException at once (the server ends an open transaction of a lost
+		/// connection by rolling it back; PostgreSQL docs 55.2.11).
+
+	static std::vector<QueryResult> executeWithOutcome(Session& session, const std::string& sql, CommitOutcomeResolver& resolver);
+		/// An autocommit write whose outcome is resolved: sends "BEGIN; <sql>; <CAPTURE_SQL>" and "COMMIT" as
+		/// two Query messages in one write (one round trip, as sql alone would be) and returns sql's results
+		/// (one per statement). sql: one or more statements without transaction control, simple query
+		/// protocol (no parameters). Throws as commit() does, and BlueTuskServerException from sql (rolled
+		/// back), BlueTuskUsageException when the session is in a transaction block.
 
 	void rollback();
 		/// Sends ROLLBACK. BlueTuskUsageException when it is not active.
@@ -96,6 +124,9 @@ private:
 	void finish(const char* sql);
 
 	Session* _session;
+	CommitOutcomeResolver::Ptr _resolver;   /// TransactionOptions::outcomeResolver
+	bool _serializable = false;
+	std::unique_ptr<CommitRecord> _beginRecord;   /// TransactionOptions::xidAtBegin: the record taken with BEGIN
 	bool _active = false;
 	unsigned _savepoints = 0;   /// savepoints created so far (for their names)
 };
