@@ -179,6 +179,15 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.maxStandbyLag = parseByteSize(v, src); }},
 		{"Role Recheck Milliseconds", "role_recheck_ms", nullptr, Setting::RoleRecheck,
 			[](S& s, const std::string& v, const std::string& src) { s.roleRecheck = roleRecheckMilliseconds(v, src); }},
+		// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md) ----
+		{"SSL Certificate", "sslcert", "PGSSLCERT", Setting::SslCertificate,
+			[](S& s, const std::string& v, const std::string&) { s.sslCertificate = v; }},
+		{"SSL Key", "sslkey", "PGSSLKEY", Setting::SslKey,
+			[](S& s, const std::string& v, const std::string&) { s.sslKey = v; }},
+		{"SSL Password", "sslpassword", nullptr, Setting::SslPassword,
+			[](S& s, const std::string& v, const std::string&) { s.sslPassword = v; s._secrets.push_back(v); }},
+		{"SSL Certificate Mode", "sslcertmode", "PGSSLCERTMODE", Setting::SslCertMode,
+			[](S& s, const std::string& v, const std::string& src) { s.sslCertMode = parseSslCertMode(v, src); }},
 	};
 	return keywords;
 }

@@ -26,7 +26,9 @@ enum class Setting
 	Timeout, FailoverTimeout, HostRecheck, SslMode, Pooling, MinPoolSize, MaxPoolSize, IdleLifetime,
 	Lifetime, CheckoutTimeout, NoResetOnClose, EvictionPolicy, PluginPath, Passfile, RootCertificate,
 	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding,
-	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck
+	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
+	// TLS, protocol version and Kerberos keywords
+	SslCertificate, SslKey, SslPassword, SslCertMode
 };
 
 
@@ -48,7 +50,8 @@ struct ConnectionKeywords
 		/// Every keyword, in the order of doc/connection-strings.md's table, then readonly, Command Timeout,
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
-		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds.
+		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the TLS, protocol
+		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

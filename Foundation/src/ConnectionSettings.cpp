@@ -162,6 +162,7 @@ SecretRedactor ConnectionSettings::redactor() const
 {
 	std::vector<std::string> secrets = _secrets;
 	secrets.push_back(password);
+	secrets.push_back(sslPassword);
 	return SecretRedactor(secrets, _secretsComplete);
 }
 
@@ -230,6 +231,11 @@ std::string ConnectionSettings::toString() const
 	addIfChanged("Read Your Writes Timeout", std::to_string(readYourWritesTimeout.totalMilliseconds()), std::to_string(defaults.readYourWritesTimeout.totalMilliseconds()));
 	addIfChanged("Max Standby Lag", formatByteSizeSetting(maxStandbyLag), formatByteSizeSetting(defaults.maxStandbyLag));
 	addIfChanged("Role Recheck Milliseconds", std::to_string(roleRecheck.totalMilliseconds()), std::to_string(defaults.roleRecheck.totalMilliseconds()));
+	// TLS, protocol version and Kerberos keywords: those with an environment variable always
+	addText("SSL Certificate", sslCertificate);
+	addText("SSL Key", sslKey);
+	if (!sslPassword.empty()) add("SSL Password", "***");
+	add("SSL Certificate Mode", BlueTusk::toString(sslCertMode));
 	return text;
 }
 
@@ -289,7 +295,11 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		keepalive == other.keepalive &&
 		tcpUserTimeout == other.tcpUserTimeout &&
 		requireAuth == other.requireAuth &&
-		channelBinding == other.channelBinding;
+		channelBinding == other.channelBinding &&
+		sslCertificate == other.sslCertificate &&
+		sslKey == other.sslKey &&
+		sslPassword == other.sslPassword &&
+		sslCertMode == other.sslCertMode;
 }
 
 

@@ -36,6 +36,13 @@ const std::vector<std::string>& authenticationMethodNames()
 }
 
 
+const std::vector<std::string>& sslCertModeNames()
+{
+	static const std::vector<std::string> names = {"disable", "allow", "require"};
+	return names;
+}
+
+
 const std::vector<std::string>& serverRoleNames()
 {
 	static const std::vector<std::string> names = {"unknown", "primary", "primary-read-only", "standby"};
@@ -219,6 +226,21 @@ bool RequireAuth::operator == (const RequireAuth& other) const
 bool RequireAuth::operator != (const RequireAuth& other) const
 {
 	return !(*this == other);
+}
+
+
+
+std::string toString(SslCertMode mode)
+{
+	return sslCertModeNames().at(static_cast<std::size_t>(mode));
+}
+
+
+SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword)
+{
+	const int index = findName(sslCertModeNames(), text);
+	if (index < 0) throwInvalid(keyword, text, sslCertModeNames());
+	return static_cast<SslCertMode>(index);
 }
 
 } // namespace BlueTusk

@@ -60,6 +60,12 @@ private:
 };
 
 
+bool isUnixSocket(const Poco::Net::SocketAddress& address)
+{
+	return address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;
+}
+
+
 std::string authenticationName(Poco::Int32 code)
 {
 	switch (code)
@@ -215,12 +221,17 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		if (answer == 'S')
 		{
 			_phase = "TLS handshake";
+			// The context (root certificate, client certificate and key) is built outside the handshake:
+			// a file that cannot be used is an error in every SSL Mode, never a reason for prefer to go on
+			// without TLS (libpq: pqsecure_initialize() failing ends the attempt).
+			const TlsUpgrade::Options options = TlsUpgrade::Options::from(settings, mode);
+			const Poco::Net::Context::Ptr context = TlsUpgrade::context(options);
 			// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
 			Poco::Net::SecureStreamSocket secure = [&]()
 			{
 				try
 				{
-					return TlsUpgrade::handshake(_socket, _endpoint, mode, settings.rootCertificate, deadline);
+					return TlsUpgrade::handshake(_socket, _endpoint, options, context, deadline);
 				}
 				catch (Poco::Net::SSLException&)
 				{
@@ -229,6 +240,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 				}
 			}();
 			if (deadline.watch()) deadline.watch()->add(secure);
+			TlsUpgrade::checkCertificateMode(options, context, _endpoint);
 			_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
 			socket = secure;
 			_socket = socket;
@@ -251,6 +263,14 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		{
 			throw BlueTuskProtocolException("invalid answer to SSLRequest from the server");
 		}
+	}
+
+	if (!_tls && settings.sslCertMode == SslCertMode::Require)
+	{
+		// libpq 16 fails such a session at AuthenticationOk ("server accepted connection without a valid
+		// SSL certificate"); without TLS no certificate can be sent, so BlueTusk stops before the startup
+		throw Poco::Net::SSLException("SSL Certificate Mode=require (sslcertmode) needs a TLS session with a client certificate, but the session to " +
+			where() + " does not use TLS (SSL Mode=" + toString(mode) + (isUnixSocket(_address) ? ", a Unix-domain socket" : "") + ")");
 	}
 
 	_phase = "startup";

@@ -6,6 +6,7 @@
 
 #include "BlueTusk/TlsUpgrade.h"
 #include "BlueTusk/CancellationWatch.h"
+#include "ClientCertificate.h"
 #include "SigpipeGuard.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
@@ -18,6 +19,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -52,42 +54,56 @@ void TlsUpgrade::initialize()
 
 std::string TlsUpgrade::defaultRootCertificate()
 {
-	std::string home = Poco::Environment::get("HOME", "");
-	if (home.empty()) return std::string();
-	if (home.back() != '/') home += '/';
-	return home + ".postgresql/root.crt";
+	return Detail::ClientCertificate::postgresqlFile("root.crt");
 }
 
 
-Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& rootCertificate)
+TlsUpgrade::Options TlsUpgrade::Options::from(const ConnectionSettings& settings, SslMode mode)
 {
-	initialize();
-	const bool verify = verifiesChain(mode, rootCertificate);
-	std::string caLocation;
-	bool useSystem = false;
-	if (verify)
-	{
-		if (rootCertificate == "system")
-		{
-			useSystem = true;
-		}
-		else
-		{
-			caLocation = rootCertificate.empty() ? defaultRootCertificate() : rootCertificate;
-			if (caLocation.empty() || !Poco::File(caLocation).exists())
-			{
-				throw Poco::Net::SSLContextException("root certificate file \"" + caLocation + "\" does not exist; set Root Certificate "
-					"(sslrootcert) to the CA file, use Root Certificate=system for the system's trusted roots, or use an SSL Mode "
-					"that does not verify the certificate (" + modeText(mode) + ")");
-			}
-		}
-	}
-	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation;
-	static Poco::FastMutex mutex;
-	static std::map<std::string, Poco::Net::Context::Ptr> contexts;
-	Poco::FastMutex::ScopedLock lock(mutex);
-	auto it = contexts.find(key);
-	if (it != contexts.end()) return it->second;
+	Options options;
+	options.mode = mode;
+	options.rootCertificate = settings.rootCertificate;
+	options.certificate = settings.sslCertificate;
+	options.key = settings.sslKey;
+	options.password = settings.sslPassword;
+	options.certificateMode = settings.sslCertMode;
+	return options;
+}
+
+
+namespace {
+
+struct CertificateState
+	/// Kept in a client-certificate context's ex_data: whether a server asked for the certificate.
+{
+	std::atomic<bool> requested{false};
+};
+
+
+void freeCertificateState(void*, void* state, CRYPTO_EX_DATA*, int, long, void*)
+{
+	delete static_cast<CertificateState*>(state);
+}
+
+
+int certificateStateIndex()
+{
+	static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, freeCertificateState);
+	return index;
+}
+
+
+int certificateRequestedCallback(SSL* ssl, void*)
+	/// SSL_CTX_set_cert_cb: on a client, called when the server sends a CertificateRequest.
+{
+	auto* state = static_cast<CertificateState*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), certificateStateIndex()));
+	if (state) state->requested = true;
+	return 1;
+}
+
+
+Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, bool useSystem)
+{
 	Poco::Net::Context::Params params;
 	params.caLocation = caLocation;
 	params.verificationMode = verify ? Poco::Net::Context::VERIFY_RELAXED : Poco::Net::Context::VERIFY_NONE;
@@ -116,8 +132,89 @@ Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& roo
 	// certificate (y,n)?") even when the SSL Mode does not verify. BlueTusk decides alone, as libpq does:
 	// without verification chain errors are ignored; with verify-ca/verify-full they fail the handshake.
 	SSL_CTX_set_verify(context->sslContext(), verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
+	return context;
+}
+
+} // namespace
+
+
+Poco::Net::Context::Ptr TlsUpgrade::context(SslMode mode, const std::string& rootCertificate)
+{
+	Options options;
+	options.mode = mode;
+	options.rootCertificate = rootCertificate;
+	options.certificateMode = SslCertMode::Disable;
+	return context(options);
+}
+
+
+Poco::Net::Context::Ptr TlsUpgrade::context(const Options& options)
+{
+	initialize();
+	const SslMode mode = options.mode;
+	const std::string& rootCertificate = options.rootCertificate;
+	const bool verify = verifiesChain(mode, rootCertificate);
+	std::string caLocation;
+	bool useSystem = false;
+	if (verify)
+	{
+		if (rootCertificate == "system")
+		{
+			useSystem = true;
+		}
+		else
+		{
+			caLocation = rootCertificate.empty() ? defaultRootCertificate() : rootCertificate;
+			if (caLocation.empty() || !Poco::File(caLocation).exists())
+			{
+				throw Poco::Net::SSLContextException("root certificate file \"" + caLocation + "\" does not exist; set Root Certificate "
+					"(sslrootcert) to the CA file, use Root Certificate=system for the system's trusted roots, or use an SSL Mode "
+					"that does not verify the certificate (" + modeText(mode) + ")");
+			}
+		}
+	}
+	Detail::ClientCertificateFiles files;
+	if (options.certificateMode != SslCertMode::Disable) files = Detail::ClientCertificate::locate(options.certificate, options.key);
+	if (options.certificateMode == SslCertMode::Require && files.empty())
+	{
+		const std::string fallback = Detail::ClientCertificate::postgresqlFile("postgresql.crt");
+		throw Poco::Net::SSLContextException("SSL Certificate Mode=require (sslcertmode) needs a client certificate, and there is none: "
+			"set SSL Certificate (sslcert) and SSL Key (sslkey)" + (fallback.empty() ? std::string() : ", or create \"" + fallback + "\""));
+	}
+	if (!files.empty())
+	{
+		// read for every connection (a renewed certificate is used at once), and never cached: the context
+		// holds the private key and records whether the server asked for the certificate
+		Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem);
+		Detail::ClientCertificate::use(context->sslContext(), files, options.password);
+		SSL_CTX_set_ex_data(context->sslContext(), certificateStateIndex(), new CertificateState);
+		SSL_CTX_set_cert_cb(context->sslContext(), certificateRequestedCallback, nullptr);
+		return context;
+	}
+	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation;
+	static Poco::FastMutex mutex;
+	static std::map<std::string, Poco::Net::Context::Ptr> contexts;
+	Poco::FastMutex::ScopedLock lock(mutex);
+	auto it = contexts.find(key);
+	if (it != contexts.end()) return it->second;
+	Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem);
 	contexts[key] = context;
 	return context;
+}
+
+
+bool TlsUpgrade::certificateRequested(Poco::Net::Context::Ptr context)
+{
+	auto* state = static_cast<CertificateState*>(SSL_CTX_get_ex_data(context->sslContext(), certificateStateIndex()));
+	return state && state->requested;
+}
+
+
+void TlsUpgrade::checkCertificateMode(const Options& options, Poco::Net::Context::Ptr context, const BlueTuskHostEndpoint& endpoint)
+{
+	if (options.certificateMode != SslCertMode::Require || certificateRequested(context)) return;
+	throw Poco::Net::SSLException("the server at " + endpoint.toString() + " did not request an SSL certificate, but SSL Certificate "
+		"Mode=require (sslcertmode) requires that the client send one (set ssl_ca_file in the server, or use sslcertmode=allow)");
 }
 
 
@@ -166,7 +263,18 @@ void completeWithin(Poco::Net::SecureStreamSocket& secure, const Deadline& deadl
 
 Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, SslMode mode, const std::string& rootCertificate, const Deadline& deadline)
 {
-	Poco::Net::Context::Ptr ctx = context(mode, rootCertificate);
+	Options options;
+	options.mode = mode;
+	options.rootCertificate = rootCertificate;
+	options.certificateMode = SslCertMode::Disable;
+	return handshake(plain, endpoint, options, context(options), deadline);
+}
+
+
+Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, const Options& options, Poco::Net::Context::Ptr ctx, const Deadline& deadline)
+{
+	const SslMode mode = options.mode;
+	const std::string& rootCertificate = options.rootCertificate;
 	Poco::Net::StreamSocket socket(plain);
 	socket.setReceiveTimeout(deadline.socketTimeout());
 	socket.setSendTimeout(deadline.socketTimeout());

@@ -108,6 +108,20 @@ public:
 		/// behind the primary and still be taken by standby, read-only and prefer-standby checkouts; 0: no
 		/// limit (doc/freshness.md).
 
+	// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md, doc/transport.md) ----
+	std::string sslCertificate;
+		/// SSL Certificate / sslcert (PGSSLCERT): the client certificate file (PEM, the chain after the
+		/// certificate); empty means ~/.postgresql/postgresql.crt, used only when that file exists.
+	std::string sslKey;
+		/// SSL Key / sslkey (PGSSLKEY): the client certificate's private key (PEM or DER, optionally
+		/// encrypted); empty means ~/.postgresql/postgresql.key. Refused when group or world can read it
+		/// (libpq's permission rule).
+	std::string sslPassword;
+		/// SSL Password / sslpassword: the passphrase of an encrypted SSL Key. A secret like Password:
+		/// never printed (toString() shows SSL Password=***), logged or put in an exception.
+	SslCertMode sslCertMode = SslCertMode::Allow;
+		/// SSL Certificate Mode / sslcertmode (PGSSLCERTMODE): disable, allow, require (libpq 16).
+
 	ConnectionSettings();
 
 	static ConnectionSettings parse(const std::string& connectionString);

@@ -137,6 +137,21 @@ private:
 	bool _negated = false;
 };
 
+
+// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md) ----
+
+enum class SslCertMode
+	/// libpq 16's sslcertmode (PostgreSQL docs 34.1.2): whether a client certificate may be sent.
+{
+	Disable,  /// "disable": never send one, even when SSL Certificate or the default file exists
+	Allow,    /// "allow": send one when the server asks and one is configured (the default)
+	Require   /// "require": the server must ask for a certificate and the client must send one
+};
+
+BlueTusk_Foundation_API std::string toString(SslCertMode mode);
+BlueTusk_Foundation_API SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword = "SSL Certificate Mode");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED
