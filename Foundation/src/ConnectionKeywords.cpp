@@ -188,6 +188,18 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string&) { s.sslPassword = v; s._secrets.push_back(v); }},
 		{"SSL Certificate Mode", "sslcertmode", "PGSSLCERTMODE", Setting::SslCertMode,
 			[](S& s, const std::string& v, const std::string& src) { s.sslCertMode = parseSslCertMode(v, src); }},
+		{"SSL CRL", "sslcrl", "PGSSLCRL", Setting::SslCrl,
+			[](S& s, const std::string& v, const std::string&) { s.sslCrl = v; }},
+		{"SSL CRL Directory", "sslcrldir", "PGSSLCRLDIR", Setting::SslCrlDirectory,
+			[](S& s, const std::string& v, const std::string&) { s.sslCrlDirectory = v; }},
+		{"SSL SNI", "sslsni", "PGSSLSNI", Setting::SslSni,
+			[](S& s, const std::string& v, const std::string& src) { s.sslSni = parseBoolean(v, src); }},
+		{"SSL Min Protocol Version", "ssl_min_protocol_version", "PGSSLMINPROTOCOLVERSION", Setting::SslMinProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.sslMinProtocolVersion = parseTlsProtocolVersion(v, src); }},
+		{"SSL Max Protocol Version", "ssl_max_protocol_version", "PGSSLMAXPROTOCOLVERSION", Setting::SslMaxProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.sslMaxProtocolVersion = parseTlsProtocolVersion(v, src); }},
+		{"SSL Key Log File", "sslkeylogfile", nullptr, Setting::SslKeyLogFile,
+			[](S& s, const std::string& v, const std::string&) { s.sslKeyLogFile = v; }},
 	};
 	return keywords;
 }

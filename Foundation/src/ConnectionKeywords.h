@@ -28,7 +28,8 @@ enum class Setting
 	CommandTimeout, MaxAutoPrepare, AutoPrepareMinUsages, Keepalive, TcpUserTimeout, RequireAuth, ChannelBinding,
 	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
 	// TLS, protocol version and Kerberos keywords
-	SslCertificate, SslKey, SslPassword, SslCertMode
+	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
+	SslMaxProtocolVersion, SslKeyLogFile
 };
 
 
@@ -51,7 +52,8 @@ struct ConnectionKeywords
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
 		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the TLS, protocol
-		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode).
+		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode, SSL CRL,
+		/// SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

@@ -236,6 +236,12 @@ std::string ConnectionSettings::toString() const
 	addText("SSL Key", sslKey);
 	if (!sslPassword.empty()) add("SSL Password", "***");
 	add("SSL Certificate Mode", BlueTusk::toString(sslCertMode));
+	addText("SSL CRL", sslCrl);
+	addText("SSL CRL Directory", sslCrlDirectory);
+	add("SSL SNI", boolean(sslSni));
+	add("SSL Min Protocol Version", BlueTusk::toString(sslMinProtocolVersion));
+	add("SSL Max Protocol Version", BlueTusk::toString(sslMaxProtocolVersion));
+	if (!sslKeyLogFile.empty()) addText("SSL Key Log File", sslKeyLogFile);
 	return text;
 }
 
@@ -257,6 +263,11 @@ void ConnectionSettings::validate() const
 	if (minPoolSize > maxPoolSize)
 		throw BlueTuskConnectionStringException("Minimum Pool Size (" + std::to_string(minPoolSize) +
 			") is greater than Maximum Pool Size (" + std::to_string(maxPoolSize) + ")");
+	if (sslMinProtocolVersion != TlsProtocolVersion::None && sslMaxProtocolVersion != TlsProtocolVersion::None &&
+		sslMinProtocolVersion > sslMaxProtocolVersion)
+		throw BlueTuskConnectionStringException("invalid SSL protocol version range: SSL Min Protocol Version (ssl_min_protocol_version) " +
+			BlueTusk::toString(sslMinProtocolVersion) + " is above SSL Max Protocol Version (ssl_max_protocol_version) " +
+			BlueTusk::toString(sslMaxProtocolVersion));
 }
 
 
@@ -299,7 +310,13 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		sslCertificate == other.sslCertificate &&
 		sslKey == other.sslKey &&
 		sslPassword == other.sslPassword &&
-		sslCertMode == other.sslCertMode;
+		sslCertMode == other.sslCertMode &&
+		sslCrl == other.sslCrl &&
+		sslCrlDirectory == other.sslCrlDirectory &&
+		sslSni == other.sslSni &&
+		sslMinProtocolVersion == other.sslMinProtocolVersion &&
+		sslMaxProtocolVersion == other.sslMaxProtocolVersion &&
+		sslKeyLogFile == other.sslKeyLogFile;
 }
 
 

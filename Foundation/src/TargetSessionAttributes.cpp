@@ -43,6 +43,13 @@ const std::vector<std::string>& sslCertModeNames()
 }
 
 
+const std::vector<std::string>& tlsProtocolVersionNames()
+{
+	static const std::vector<std::string> names = {"", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"};
+	return names;
+}
+
+
 const std::vector<std::string>& serverRoleNames()
 {
 	static const std::vector<std::string> names = {"unknown", "primary", "primary-read-only", "standby"};
@@ -241,6 +248,23 @@ SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword
 	const int index = findName(sslCertModeNames(), text);
 	if (index < 0) throwInvalid(keyword, text, sslCertModeNames());
 	return static_cast<SslCertMode>(index);
+}
+
+
+std::string toString(TlsProtocolVersion version)
+{
+	return tlsProtocolVersionNames().at(static_cast<std::size_t>(version));
+}
+
+
+TlsProtocolVersion parseTlsProtocolVersion(const std::string& text, const std::string& keyword)
+{
+	if (Detail::trim(text).empty()) return TlsProtocolVersion::None;
+	const int index = findName(tlsProtocolVersionNames(), text);
+	if (index < 0)
+		throw BlueTuskConnectionStringException(keyword + ": " + Detail::quoted(text) + " is not a valid value; accepted values: "
+			"TLSv1, TLSv1.1, TLSv1.2, TLSv1.3, or empty for no bound");
+	return static_cast<TlsProtocolVersion>(index);
 }
 
 } // namespace BlueTusk

@@ -10,16 +10,23 @@
 #include "SigpipeGuard.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
+#include "Poco/Logger.h"
 #include "Poco/Mutex.h"
 #include "Poco/Net/NetSSL.h"
 #include "Poco/Net/SSLException.h"
 #include "Poco/Net/X509Certificate.h"
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <map>
 #include <mutex>
 
@@ -67,6 +74,12 @@ TlsUpgrade::Options TlsUpgrade::Options::from(const ConnectionSettings& settings
 	options.key = settings.sslKey;
 	options.password = settings.sslPassword;
 	options.certificateMode = settings.sslCertMode;
+	options.crl = settings.sslCrl;
+	options.crlDirectory = settings.sslCrlDirectory;
+	options.sni = settings.sslSni;
+	options.minimumVersion = settings.sslMinProtocolVersion;
+	options.maximumVersion = settings.sslMaxProtocolVersion;
+	options.keyLogFile = settings.sslKeyLogFile;
 	return options;
 }
 
@@ -74,9 +87,11 @@ TlsUpgrade::Options TlsUpgrade::Options::from(const ConnectionSettings& settings
 namespace {
 
 struct CertificateState
-	/// Kept in a client-certificate context's ex_data: whether a server asked for the certificate.
+	/// Kept in every context's ex_data: whether a server asked for the client certificate (contexts with
+	/// one only), and SSL Key Log File.
 {
 	std::atomic<bool> requested{false};
+	std::string keyLogFile;
 };
 
 
@@ -102,7 +117,96 @@ int certificateRequestedCallback(SSL* ssl, void*)
 }
 
 
-Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, bool useSystem)
+thread_local int verifyError = X509_V_OK;
+	/// The first chain verification error of the handshake running in this thread (attach() and
+	/// completeHandshake() run the handshake in the calling thread), for the message: "certificate revoked",
+	/// "certificate has expired", "unable to get local issuer certificate".
+
+
+int recordVerifyError(int preverified, X509_STORE_CTX* store)
+	/// SSL_CTX_set_verify callback: records the error, leaves the decision to OpenSSL.
+{
+	if (!preverified && verifyError == X509_V_OK) verifyError = X509_STORE_CTX_get_error(store);
+	return preverified;
+}
+
+
+int protocolVersion(TlsProtocolVersion version)
+	/// OpenSSL's version number; 0 (no bound) for None.
+{
+	switch (version)
+	{
+	case TlsProtocolVersion::TLSv1: return TLS1_VERSION;
+	case TlsProtocolVersion::TLSv1_1: return TLS1_1_VERSION;
+	case TlsProtocolVersion::TLSv1_2: return TLS1_2_VERSION;
+	case TlsProtocolVersion::TLSv1_3: return TLS1_3_VERSION;
+	default: return 0;
+	}
+}
+
+
+void writeKeyLog(const SSL* ssl, const char* line)
+	/// SSL_CTX_set_keylog_callback: appends one NSS key log line to SSL Key Log File (created 0600). A file
+	/// that cannot be written is logged as a warning; the session goes on (libpq 18 does the same).
+{
+	const auto* state = static_cast<const CertificateState*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), certificateStateIndex()));
+	if (!state || state->keyLogFile.empty()) return;
+	const int fd = ::open(state->keyLogFile.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+	{
+		Poco::Logger::get("BlueTusk.Transport").warning("could not open SSL key log file \"%s\" (SSL Key Log File): %s",
+			state->keyLogFile, std::string(std::strerror(errno)));
+		return;
+	}
+	const std::string text = std::string(line) + "\n";
+	const ssize_t written = ::write(fd, text.data(), text.size());
+	if (written != static_cast<ssize_t>(text.size()))
+		Poco::Logger::get("BlueTusk.Transport").warning("could not write SSL key log file \"%s\" (SSL Key Log File)", state->keyLogFile);
+	::close(fd);
+}
+
+
+std::pair<std::string, std::string> crlLocations(const TlsUpgrade::Options& options)
+	/// The CRL file and directory to load: those given (each must exist), or ~/.postgresql/root.crl when it
+	/// exists (libpq's default), or none.
+{
+	struct stat info;
+	if (options.crl.empty() && options.crlDirectory.empty())
+	{
+		const std::string fallback = Detail::ClientCertificate::postgresqlFile("root.crl");
+		if (!fallback.empty() && ::stat(fallback.c_str(), &info) == 0) return {fallback, std::string()};
+		return {};
+	}
+	if (!options.crl.empty() && ::stat(options.crl.c_str(), &info) != 0)
+		throw Poco::Net::SSLContextException("SSL CRL (sslcrl): certificate revocation list file \"" + options.crl + "\" cannot be read (" +
+			std::strerror(errno) + ")");
+	if (!options.crlDirectory.empty() && (::stat(options.crlDirectory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)))
+		throw Poco::Net::SSLContextException("SSL CRL Directory (sslcrldir): \"" + options.crlDirectory + "\" is not a readable directory");
+	return {options.crl, options.crlDirectory};
+}
+
+
+void loadCrls(SSL_CTX* context, const std::pair<std::string, std::string>& locations)
+{
+	if (locations.first.empty() && locations.second.empty()) return;
+	X509_STORE* store = SSL_CTX_get_cert_store(context);
+	ERR_clear_error();
+	if (X509_STORE_load_locations(store, locations.first.empty() ? nullptr : locations.first.c_str(),
+		locations.second.empty() ? nullptr : locations.second.c_str()) != 1)
+	{
+		const unsigned long code = ERR_peek_last_error();
+		ERR_clear_error();
+		const char* reason = code ? ERR_reason_error_string(code) : nullptr;
+		throw Poco::Net::SSLContextException(std::string(locations.first.empty() ? "SSL CRL Directory (sslcrldir)" : "SSL CRL (sslcrl)") +
+			": could not load certificate revocation list \"" + (locations.first.empty() ? locations.second : locations.first) + "\": " +
+			(reason ? reason : "unknown OpenSSL error"));
+	}
+	X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+}
+
+
+Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, bool useSystem, const TlsUpgrade::Options& options,
+	const std::pair<std::string, std::string>& crls)
 {
 	Poco::Net::Context::Params params;
 	params.caLocation = caLocation;
@@ -123,7 +227,14 @@ Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, b
 	{
 		throw Poco::Net::SSLContextException("could not load root certificate \"" + caLocation + "\"", exc.displayText());
 	}
-	context->requireMinimumProtocol(Poco::Net::Context::PROTO_TLSV1_2);
+	// libpq's ssl_min_protocol_version (default TLSv1.2) and ssl_max_protocol_version
+	SSL_CTX_set_min_proto_version(context->sslContext(), protocolVersion(options.minimumVersion));
+	SSL_CTX_set_max_proto_version(context->sslContext(), protocolVersion(options.maximumVersion));
+	if (verify) loadCrls(context->sslContext(), crls);
+	auto* state = new CertificateState;
+	state->keyLogFile = options.keyLogFile;
+	SSL_CTX_set_ex_data(context->sslContext(), certificateStateIndex(), state);
+	if (!options.keyLogFile.empty()) SSL_CTX_set_keylog_callback(context->sslContext(), writeKeyLog);
 	// Host names are checked by matchesHost() (OpenSSL's RFC 6125 matching, IP entries included),
 	// not by Poco's extended verification.
 	context->enableExtendedCertificateVerification(false);
@@ -131,7 +242,7 @@ Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, b
 	// invalid-certificate handler: in a Poco::Util::Application that is a console prompt ("Accept the
 	// certificate (y,n)?") even when the SSL Mode does not verify. BlueTusk decides alone, as libpq does:
 	// without verification chain errors are ignored; with verify-ca/verify-full they fail the handshake.
-	SSL_CTX_set_verify(context->sslContext(), verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
+	SSL_CTX_set_verify(context->sslContext(), verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, verify ? recordVerifyError : nullptr);
 	return context;
 }
 
@@ -181,23 +292,24 @@ Poco::Net::Context::Ptr TlsUpgrade::context(const Options& options)
 		throw Poco::Net::SSLContextException("SSL Certificate Mode=require (sslcertmode) needs a client certificate, and there is none: "
 			"set SSL Certificate (sslcert) and SSL Key (sslkey)" + (fallback.empty() ? std::string() : ", or create \"" + fallback + "\""));
 	}
+	const std::pair<std::string, std::string> crls = verify ? crlLocations(options) : std::pair<std::string, std::string>();
 	if (!files.empty())
 	{
 		// read for every connection (a renewed certificate is used at once), and never cached: the context
 		// holds the private key and records whether the server asked for the certificate
-		Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem);
+		Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem, options, crls);
 		Detail::ClientCertificate::use(context->sslContext(), files, options.password);
-		SSL_CTX_set_ex_data(context->sslContext(), certificateStateIndex(), new CertificateState);
 		SSL_CTX_set_cert_cb(context->sslContext(), certificateRequestedCallback, nullptr);
 		return context;
 	}
-	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation;
+	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation + "\n" + crls.first + "\n" +
+		crls.second + "\n" + toString(options.minimumVersion) + "-" + toString(options.maximumVersion) + "\n" + options.keyLogFile;
 	static Poco::FastMutex mutex;
 	static std::map<std::string, Poco::Net::Context::Ptr> contexts;
 	Poco::FastMutex::ScopedLock lock(mutex);
 	auto it = contexts.find(key);
 	if (it != contexts.end()) return it->second;
-	Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem);
+	Poco::Net::Context::Ptr context = newContext(verify, caLocation, useSystem, options, crls);
 	contexts[key] = context;
 	return context;
 }
@@ -278,11 +390,13 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 	Poco::Net::StreamSocket socket(plain);
 	socket.setReceiveTimeout(deadline.socketTimeout());
 	socket.setSendTimeout(deadline.socketTimeout());
-	const std::string sni = endpoint.kind() == BlueTuskHostEndpoint::HOST_NAME ? endpoint.host() : std::string();
+	// SNI (RFC 6066) carries the host name unless SSL SNI=0; never an IP literal (RFC 6066 section 3, libpq)
+	const std::string sni = options.sni && endpoint.kind() == BlueTuskHostEndpoint::HOST_NAME ? endpoint.host() : std::string();
 	Detail::SigpipeGuard guard; // the handshake writes through OpenSSL
 	// Initialized from attach() directly: Poco's default constructor would build (once per process)
 	// SSLManager's default client context, loading the whole system CA store, for nothing
 	// (doc/performance.md, R7). BlueTusk's own contexts come from context() above.
+	verifyError = X509_V_OK;
 	Poco::Net::SecureStreamSocket secure = [&]()
 	{
 		try
@@ -295,8 +409,11 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 		{
 			std::string text = exc.message();
 			if (verifiesChain(mode, rootCertificate) && text.find("certificate verify failed") != std::string::npos)
+			{
+				const std::string reason = verifyError != X509_V_OK ? std::string(": ") + X509_verify_cert_error_string(verifyError) : std::string();
 				throw Poco::Net::CertificateValidationException("the server certificate does not verify against the root certificate (" +
-					modeText(mode) + ")", text);
+					modeText(mode) + ")" + reason, text);
+			}
 			throw;
 		}
 	}();

@@ -121,6 +121,21 @@ public:
 		/// never printed (toString() shows SSL Password=***), logged or put in an exception.
 	SslCertMode sslCertMode = SslCertMode::Allow;
 		/// SSL Certificate Mode / sslcertmode (PGSSLCERTMODE): disable, allow, require (libpq 16).
+	std::string sslCrl;
+		/// SSL CRL / sslcrl (PGSSLCRL): a certificate revocation list file (PEM) checked when the server
+		/// certificate is verified; with neither SSL CRL nor SSL CRL Directory, ~/.postgresql/root.crl when it
+		/// exists.
+	std::string sslCrlDirectory;
+		/// SSL CRL Directory / sslcrldir (PGSSLCRLDIR): a directory of CRLs named by hash (openssl rehash).
+	bool sslSni = true;
+		/// SSL SNI / sslsni (PGSSLSNI): send the host name in the TLS handshake (never for an IP literal).
+	TlsProtocolVersion sslMinProtocolVersion = TlsProtocolVersion::TLSv1_2;
+		/// SSL Min Protocol Version / ssl_min_protocol_version (PGSSLMINPROTOCOLVERSION).
+	TlsProtocolVersion sslMaxProtocolVersion = TlsProtocolVersion::None;
+		/// SSL Max Protocol Version / ssl_max_protocol_version (PGSSLMAXPROTOCOLVERSION); None: no bound.
+	std::string sslKeyLogFile;
+		/// SSL Key Log File / sslkeylogfile (libpq 18): append the TLS session keys in NSS key log format
+		/// (for Wireshark) to this file, created with mode 0600; empty: off.
 
 	ConnectionSettings();
 
@@ -172,7 +187,8 @@ public:
 	void validate() const;
 		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
-		/// above Maximum Pool Size. Throws BlueTuskConnectionStringException.
+		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version. Throws
+		/// BlueTuskConnectionStringException.
 
 	bool operator == (const ConnectionSettings& other) const;
 		/// Compares every public member (the endpoints, not how Host and Port were written).

@@ -152,6 +152,22 @@ BlueTusk_Foundation_API std::string toString(SslCertMode mode);
 BlueTusk_Foundation_API SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword = "SSL Certificate Mode");
 	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
 
+enum class TlsProtocolVersion
+	/// libpq's ssl_min_protocol_version / ssl_max_protocol_version values (PostgreSQL docs 34.1.2).
+{
+	None,     /// "": no bound (OpenSSL's own limit)
+	TLSv1,    /// "TLSv1" (TLS 1.0)
+	TLSv1_1,  /// "TLSv1.1"
+	TLSv1_2,  /// "TLSv1.2" (libpq's default minimum)
+	TLSv1_3   /// "TLSv1.3"
+};
+
+BlueTusk_Foundation_API std::string toString(TlsProtocolVersion version);
+	/// "", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3".
+BlueTusk_Foundation_API TlsProtocolVersion parseTlsProtocolVersion(const std::string& text, const std::string& keyword);
+	/// Case-insensitive, as libpq; empty (or only white space) is None. Throws
+	/// BlueTuskConnectionStringException naming keyword and the accepted values.
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED

@@ -31,7 +31,10 @@ class BlueTusk_Transport_API TlsUpgrade
 	///                (subjectAltName DNS or IP entries, else the CN; OpenSSL X509_check_host /
 	///                X509_check_ip_asc, RFC 6125).
 	/// Root Certificate "system" uses the system's trusted roots; empty means ~/.postgresql/root.crt.
-	/// TLS 1.2 is the minimum. A client certificate (SSL Certificate, SSL Key, SSL Password, SSL Certificate
+	/// TLS 1.2 is the minimum unless SSL Min Protocol Version says otherwise; SSL Max Protocol Version caps
+	/// it. With verification, SSL CRL / SSL CRL Directory (or ~/.postgresql/root.crl) are checked for the
+	/// whole chain (X509_V_FLAG_CRL_CHECK_ALL, as libpq). SSL Key Log File receives the session keys in NSS
+	/// key log format (libpq 18). A client certificate (SSL Certificate, SSL Key, SSL Password, SSL Certificate
 	/// Mode, or libpq's ~/.postgresql/postgresql.crt and .key) is presented when the server asks for one
 	/// (PostgreSQL docs 34.19.2). All failures throw Poco::Net::SSLException (or a subclass) with a message
 	/// that names what to change, never a passphrase. Thread-safe.
@@ -46,6 +49,12 @@ public:
 		std::string key;               /// SSL Key ("": ~/.postgresql/postgresql.key)
 		std::string password;          /// SSL Password: a secret
 		SslCertMode certificateMode = SslCertMode::Allow; /// SSL Certificate Mode
+		std::string crl;               /// SSL CRL ("" with crlDirectory "": ~/.postgresql/root.crl when it exists)
+		std::string crlDirectory;      /// SSL CRL Directory
+		bool sni = true;               /// SSL SNI: send the host name (never an IP literal)
+		TlsProtocolVersion minimumVersion = TlsProtocolVersion::TLSv1_2; /// SSL Min Protocol Version
+		TlsProtocolVersion maximumVersion = TlsProtocolVersion::None;    /// SSL Max Protocol Version
+		std::string keyLogFile;        /// SSL Key Log File ("": off)
 
 		static Options from(const ConnectionSettings& settings, SslMode mode);
 			/// The settings' TLS keywords, with mode in place of settings.sslMode.
@@ -57,7 +66,8 @@ public:
 		/// connection) when one is. Throws Poco::Net::SSLContextException when a file cannot be used: a
 		/// missing root certificate, a missing SSL Certificate, a certificate without its key, a key
 		/// readable by group or world, an encrypted key without (or with a wrong) SSL Password, a key that
-		/// does not match; with SSL Certificate Mode=require when there is no client certificate.
+		/// does not match; with SSL Certificate Mode=require when there is no client certificate; an SSL CRL or
+		/// SSL CRL Directory given that cannot be loaded.
 
 	static Poco::Net::SecureStreamSocket handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, const Options& options, Poco::Net::Context::Ptr context, const Deadline& deadline);
 		/// Runs the TLS handshake on plain with context (from context(options)) within deadline (SNI = the

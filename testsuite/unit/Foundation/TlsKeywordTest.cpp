@@ -22,6 +22,10 @@ class TlsKeywordTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCertificateModeErrors);
 	CPPUNIT_TEST(testSslPasswordIsASecret);
 	CPPUNIT_TEST(testRoundTrip);
+	CPPUNIT_TEST(testSessionKeywordForms);
+	CPPUNIT_TEST(testSessionKeywordEnvironment);
+	CPPUNIT_TEST(testProtocolVersionErrors);
+	CPPUNIT_TEST(testSessionKeywordsRoundTrip);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -32,6 +36,12 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string(), settings.sslKey);
 		CPPUNIT_ASSERT_EQUAL(std::string(), settings.sslPassword);
 		CPPUNIT_ASSERT(settings.sslCertMode == SslCertMode::Allow);
+		CPPUNIT_ASSERT_EQUAL(std::string(), settings.sslCrl);
+		CPPUNIT_ASSERT_EQUAL(std::string(), settings.sslCrlDirectory);
+		CPPUNIT_ASSERT(settings.sslSni);
+		CPPUNIT_ASSERT(settings.sslMinProtocolVersion == TlsProtocolVersion::TLSv1_2); // libpq's default
+		CPPUNIT_ASSERT(settings.sslMaxProtocolVersion == TlsProtocolVersion::None);
+		CPPUNIT_ASSERT_EQUAL(std::string(), settings.sslKeyLogFile);
 	}
 
 	void testClientCertificateForms()
@@ -120,8 +130,85 @@ public:
 		}
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
-			"SSL Certificate=/c.crt;SSL Key=;SSL Password=***;SSL Certificate Mode=require;"),
+			"SSL Certificate=/c.crt;SSL Key=;SSL Password=***;SSL Certificate Mode=require;"
+			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"),
 			parse("host=db user=u sslcert=/c.crt sslpassword=secret-5 sslcertmode=require").toString());
+	}
+
+	void testSessionKeywordForms()
+	{
+		const ConnectionSettings npgsql = parse("Host=db;Username=u;SSL CRL=/c/root.crl;SSL CRL Directory=/c/crls;SSL SNI=0;"
+			"SSL Min Protocol Version=TLSv1.1;SSL Max Protocol Version=TLSv1.3;SSL Key Log File=/tmp/keys");
+		const ConnectionSettings libpq = parse("host=db user=u sslcrl=/c/root.crl sslcrldir=/c/crls sslsni=0 ssl_min_protocol_version=tlsv1.1 "
+			"ssl_max_protocol_version=TLSV1.3 sslkeylogfile=/tmp/keys");
+		const ConnectionSettings url = parse("postgres://u@db?sslcrl=/c/root.crl&sslcrldir=/c/crls&sslsni=off&ssl_min_protocol_version=TLSv1.1"
+			"&ssl_max_protocol_version=TLSv1.3&sslkeylogfile=%2Ftmp%2Fkeys");
+		for (const ConnectionSettings* settings: {&npgsql, &libpq, &url})
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("/c/root.crl"), settings->sslCrl);
+			CPPUNIT_ASSERT_EQUAL(std::string("/c/crls"), settings->sslCrlDirectory);
+			CPPUNIT_ASSERT(!settings->sslSni);
+			CPPUNIT_ASSERT(settings->sslMinProtocolVersion == TlsProtocolVersion::TLSv1_1);
+			CPPUNIT_ASSERT(settings->sslMaxProtocolVersion == TlsProtocolVersion::TLSv1_3);
+			CPPUNIT_ASSERT_EQUAL(std::string("/tmp/keys"), settings->sslKeyLogFile);
+			CPPUNIT_ASSERT(*settings == npgsql);
+		}
+		CPPUNIT_ASSERT(parse("host=db user=u sslsni=1").sslSni);
+		CPPUNIT_ASSERT(parse("host=db user=u ssl_min_protocol_version=TLSv1").sslMinProtocolVersion == TlsProtocolVersion::TLSv1);
+		// libpq: an empty minimum means no minimum
+		CPPUNIT_ASSERT(parse("host=db user=u ssl_min_protocol_version=''").sslMinProtocolVersion == TlsProtocolVersion::None);
+	}
+
+	void testSessionKeywordEnvironment()
+	{
+		const Environment environment = {{"PGSSLCRL", "/env/root.crl"}, {"PGSSLCRLDIR", "/env/crls"}, {"PGSSLSNI", "0"},
+			{"PGSSLMINPROTOCOLVERSION", "TLSv1.3"}, {"PGSSLMAXPROTOCOLVERSION", "TLSv1.3"}};
+		const ConnectionSettings settings = parse("Host=db;Username=u", environment);
+		CPPUNIT_ASSERT_EQUAL(std::string("/env/root.crl"), settings.sslCrl);
+		CPPUNIT_ASSERT_EQUAL(std::string("/env/crls"), settings.sslCrlDirectory);
+		CPPUNIT_ASSERT(!settings.sslSni);
+		CPPUNIT_ASSERT(settings.sslMinProtocolVersion == TlsProtocolVersion::TLSv1_3);
+		CPPUNIT_ASSERT(settings.sslMaxProtocolVersion == TlsProtocolVersion::TLSv1_3);
+		const ConnectionSettings given = parse("host=db user=u sslsni=1 ssl_min_protocol_version=TLSv1.2 ssl_max_protocol_version=''", environment);
+		CPPUNIT_ASSERT(given.sslSni);
+		CPPUNIT_ASSERT(given.sslMinProtocolVersion == TlsProtocolVersion::TLSv1_2);
+		CPPUNIT_ASSERT(given.sslMaxProtocolVersion == TlsProtocolVersion::None);
+		const std::string text = parseError("Host=db;Username=u", {{"PGSSLMAXPROTOCOLVERSION", "TLSv2"}});
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "PGSSLMAXPROTOCOLVERSION (environment): \"TLSv2\" is not a valid value"));
+	}
+
+	void testProtocolVersionErrors()
+	{
+		std::string text = parseError("host=db user=u ssl_min_protocol_version=SSLv3");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "ssl_min_protocol_version: \"SSLv3\" is not a valid value; accepted values: TLSv1, TLSv1.1, TLSv1.2, TLSv1.3, or empty for no bound"));
+		text = parseError("host=db user=u ssl_min_protocol_version=TLSv1.3 ssl_max_protocol_version=TLSv1.2");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "invalid SSL protocol version range: SSL Min Protocol Version (ssl_min_protocol_version) TLSv1.3 is above "
+			"SSL Max Protocol Version (ssl_max_protocol_version) TLSv1.2"));
+		text = parseError("Host=db;Username=u;SSL Max Protocol Version=TLSv1.1"); // the default minimum is TLSv1.2
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "invalid SSL protocol version range"));
+		CPPUNIT_ASSERT(parse("Host=db;Username=u;SSL Min Protocol Version=;SSL Max Protocol Version=TLSv1.1").sslMaxProtocolVersion == TlsProtocolVersion::TLSv1_1);
+		text = parseError("host=db user=u sslsni=maybe");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "sslsni"));
+	}
+
+	void testSessionKeywordsRoundTrip()
+	{
+		const Environment hostile = {{"PGSSLCRL", "/env/root.crl"}, {"PGSSLCRLDIR", "/env/crls"}, {"PGSSLSNI", "0"},
+			{"PGSSLMINPROTOCOLVERSION", "TLSv1.3"}, {"PGSSLMAXPROTOCOLVERSION", "TLSv1.3"}};
+		for (const std::string& text: {std::string("Host=db;Username=u"),
+			std::string("host=db user=u sslcrl='/c/a b.crl' sslcrldir=/d sslsni=0 ssl_min_protocol_version='' ssl_max_protocol_version=TLSv1.1 sslkeylogfile='/k;x'")})
+		{
+			const ConnectionSettings original = parse(text);
+			const std::string printed = original.toString();
+			for (const Environment& environment: {Environment(), hostile})
+			{
+				const ConnectionSettings reparsed = parse(printed, environment);
+				CPPUNIT_ASSERT_MESSAGE(text + " -> " + printed, reparsed == original);
+				CPPUNIT_ASSERT_EQUAL(printed, reparsed.toString());
+			}
+		}
+		BLUETUSK_ASSERT_CONTAINS(parse("Host=db;Username=u").toString(), "SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;"
+			"SSL Max Protocol Version=;");
 	}
 };
 

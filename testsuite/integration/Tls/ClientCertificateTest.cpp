@@ -12,6 +12,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
+#include "TlsTestSupport.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/TemporaryFile.h"
@@ -28,31 +29,12 @@ const std::string certificateRole = "bluetusk_cert";
 const std::string keyPassphrase = "tusk-key-passphrase";
 
 
-std::string certs()
-{
-	return cluster().clusterDir + "/certs/";
-}
-
-
 ConnectionSettings certificateSettings(int node, const std::string& extra)
 	/// Node N, role bluetusk_cert, no password, verify-full against the test CA, then extra.
 {
 	const ClusterInfo& c = cluster();
 	return ConnectionSettings::parse("Host=" + c.hosts.at(node - 1) + ";Port=" + std::to_string(c.port) + ";Username=" + certificateRole +
 		";Database=" + c.database + ";Timeout=5;SSL Mode=verify-full;Root Certificate=" + c.rootCertificate() + ";" + extra, {});
-}
-
-
-ProtocolSession::Ptr open(const ConnectionSettings& settings)
-{
-	ProtocolSessionFactory factory;
-	return factory.openSession(settings.endpoints.at(0), settings);
-}
-
-
-std::string scalar(ProtocolSession& session, const std::string& sql)
-{
-	return *session.executeSimple(sql).at(0).rows.at(0).at(0);
 }
 
 
@@ -71,7 +53,7 @@ std::string openFailure(const ConnectionSettings& settings)
 {
 	try
 	{
-		open(settings);
+		openSession(settings);
 	}
 	catch (BlueTuskException& exc)
 	{
@@ -80,32 +62,6 @@ std::string openFailure(const ConnectionSettings& settings)
 	CPPUNIT_FAIL("the open must fail");
 	return std::string();
 }
-
-
-class HomeDirectory
-	/// Points HOME at a fresh directory for the scope (libpq's default files live in ~/.postgresql).
-{
-public:
-	HomeDirectory(): _previous(Poco::Environment::get("HOME", ""))
-	{
-		_directory.createDirectories();
-		Poco::Environment::set("HOME", _directory.path());
-	}
-
-	~HomeDirectory()
-	{
-		Poco::Environment::set("HOME", _previous);
-	}
-
-	std::string path() const
-	{
-		return _directory.path();
-	}
-
-private:
-	std::string _previous;
-	Poco::TemporaryFile _directory;
-};
 
 
 void copyFile(const std::string& from, const std::string& to, mode_t mode)
@@ -137,7 +93,7 @@ public:
 	{
 		for (int node = 1; node <= 3; ++node)
 		{
-			ProtocolSession::Ptr session = open(certificateSettings(node, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() + "client.key"));
+			ProtocolSession::Ptr session = openSession(certificateSettings(node, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() + "client.key"));
 			assertCertificateLogin(*session);
 		}
 	}
@@ -147,9 +103,9 @@ public:
 		const ClusterInfo& c = cluster();
 		const std::string common = "host=" + c.hosts[0] + " port=" + std::to_string(c.port) + " user=" + certificateRole + " dbname=" + c.database +
 			" sslmode=verify-full sslrootcert=" + c.rootCertificate();
-		ProtocolSession::Ptr libpq = open(ConnectionSettings::parse(common + " sslcert=" + certs() + "client.crt sslkey=" + certs() + "client.key", {}));
+		ProtocolSession::Ptr libpq = openSession(ConnectionSettings::parse(common + " sslcert=" + certs() + "client.crt sslkey=" + certs() + "client.key", {}));
 		assertCertificateLogin(*libpq);
-		ProtocolSession::Ptr url = open(ConnectionSettings::parse("postgresql://" + certificateRole + "@" + c.hosts[0] + ":" + std::to_string(c.port) + "/" +
+		ProtocolSession::Ptr url = openSession(ConnectionSettings::parse("postgresql://" + certificateRole + "@" + c.hosts[0] + ":" + std::to_string(c.port) + "/" +
 			c.database + "?sslmode=verify-full&sslrootcert=" + c.rootCertificate() + "&sslcert=" + certs() + "client.crt&sslkey=" + certs() +
 			"client-encrypted.key&sslpassword=" + keyPassphrase, {}));
 		assertCertificateLogin(*url);
@@ -157,7 +113,7 @@ public:
 
 	void testEncryptedKey()
 	{
-		ProtocolSession::Ptr session = open(certificateSettings(2, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() +
+		ProtocolSession::Ptr session = openSession(certificateSettings(2, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() +
 			"client-encrypted.key;SSL Password=" + keyPassphrase));
 		assertCertificateLogin(*session);
 	}
@@ -180,7 +136,7 @@ public:
 		Poco::File(home.path() + "/.postgresql").createDirectories();
 		copyFile(certs() + "client.crt", home.path() + "/.postgresql/postgresql.crt", 0644);
 		copyFile(certs() + "client.key", home.path() + "/.postgresql/postgresql.key", 0600);
-		ProtocolSession::Ptr session = open(certificateSettings(1, ""));
+		ProtocolSession::Ptr session = openSession(certificateSettings(1, ""));
 		assertCertificateLogin(*session);
 		// the default key is checked like a given one: readable by the group, it is refused
 		::chmod((home.path() + "/.postgresql/postgresql.key").c_str(), 0640);
@@ -193,7 +149,7 @@ public:
 		HomeDirectory home; // no ~/.postgresql/postgresql.crt
 		try
 		{
-			open(certificateSettings(1, ""));
+			openSession(certificateSettings(1, ""));
 			CPPUNIT_FAIL("the server must refuse bluetusk_cert without a certificate");
 		}
 		catch (BlueTuskAuthenticationException& exc)
@@ -209,7 +165,7 @@ public:
 	{
 		try
 		{
-			open(certificateSettings(1, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() + "client.key;SSL Certificate Mode=disable"));
+			openSession(certificateSettings(1, "SSL Certificate=" + certs() + "client.crt;SSL Key=" + certs() + "client.key;SSL Certificate Mode=disable"));
 			CPPUNIT_FAIL("with sslcertmode=disable no certificate is sent: the server must refuse");
 		}
 		catch (BlueTuskAuthenticationException& exc)
@@ -221,7 +177,7 @@ public:
 	void testCertificateModeRequire()
 	{
 		// the cluster's servers ask for a certificate (ssl_ca_file): require is satisfied
-		ProtocolSession::Ptr session = open(certificateSettings(3, "sslcert=" + certs() + "client.crt;sslkey=" + certs() + "client.key;sslcertmode=require"));
+		ProtocolSession::Ptr session = openSession(certificateSettings(3, "sslcert=" + certs() + "client.crt;sslkey=" + certs() + "client.key;sslcertmode=require"));
 		assertCertificateLogin(*session);
 		HomeDirectory home;
 		const std::string none = openFailure(certificateSettings(1, "sslcertmode=require"));
@@ -246,7 +202,7 @@ public:
 		const ClusterInfo& c = cluster();
 		HomeDirectory home;
 		ConnectionSettings settings = ConnectionSettings::parse(c.connectionString(c.hosts[0], "SSL Mode=verify-full;Root Certificate=" + c.rootCertificate() + ";Timeout=5"), {});
-		ProtocolSession::Ptr session = open(settings);
+		ProtocolSession::Ptr session = openSession(settings);
 		CPPUNIT_ASSERT(session->isTls());
 		CPPUNIT_ASSERT_EQUAL(c.user, scalar(*session, "SELECT current_user"));
 		CPPUNIT_ASSERT_EQUAL(std::string(), scalar(*session, "SELECT coalesce(client_dn, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()"));
