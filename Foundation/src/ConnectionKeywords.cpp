@@ -99,6 +99,19 @@ Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::stri
 	return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(milliseconds) * 1000);
 }
 
+int protocolVersion(const std::string& value, const std::string& source, bool allowEmpty)
+	/// min_protocol_version / max_protocol_version (libpq 18): "3.0", "3.2" or "latest" (= 3.2), as a minor
+	/// version number; "" (max only) is -1, not given.
+{
+	const std::string word = asciiLower(trim(value));
+	if (word.empty() && allowEmpty) return -1;
+	if (word == "3.0") return 0;
+	if (word == "3.2" || word == "latest") return 2;
+	throw BlueTuskConnectionStringException(source + ": " + quoted(value) + " is not a valid value; accepted values: 3.0, 3.2, latest" +
+		std::string(allowEmpty ? ", or empty for the default (3.0, or the minimum when higher)" : "") +
+		" (3.1 was never used; 3.2 is PostgreSQL 18's protocol)");
+}
+
 } // namespace
 
 
@@ -200,6 +213,10 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.sslMaxProtocolVersion = parseTlsProtocolVersion(v, src); }},
 		{"SSL Key Log File", "sslkeylogfile", nullptr, Setting::SslKeyLogFile,
 			[](S& s, const std::string& v, const std::string&) { s.sslKeyLogFile = v; }},
+		{"Min Protocol Version", "min_protocol_version", "PGMINPROTOCOLVERSION", Setting::MinProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.minProtocolVersion = protocolVersion(v, src, false); }},
+		{"Max Protocol Version", "max_protocol_version", "PGMAXPROTOCOLVERSION", Setting::MaxProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.maxProtocolVersion = protocolVersion(v, src, true); }},
 	};
 	return keywords;
 }

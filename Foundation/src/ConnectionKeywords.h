@@ -29,7 +29,7 @@ enum class Setting
 	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
 	// TLS, protocol version and Kerberos keywords
 	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
-	SslMaxProtocolVersion, SslKeyLogFile
+	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion
 };
 
 
@@ -53,7 +53,8 @@ struct ConnectionKeywords
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
 		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the TLS, protocol
 		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode, SSL CRL,
-		/// SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File).
+		/// SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File, Min and Max Protocol
+		/// Version).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

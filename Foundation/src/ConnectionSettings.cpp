@@ -18,6 +18,7 @@
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "Poco/Environment.h"
+#include <algorithm>
 #include <set>
 
 namespace BlueTusk {
@@ -242,6 +243,8 @@ std::string ConnectionSettings::toString() const
 	add("SSL Min Protocol Version", BlueTusk::toString(sslMinProtocolVersion));
 	add("SSL Max Protocol Version", BlueTusk::toString(sslMaxProtocolVersion));
 	if (!sslKeyLogFile.empty()) addText("SSL Key Log File", sslKeyLogFile);
+	add("Min Protocol Version", "3." + std::to_string(minProtocolVersion));
+	add("Max Protocol Version", maxProtocolVersion < 0 ? std::string() : "3." + std::to_string(maxProtocolVersion));
 	return text;
 }
 
@@ -268,6 +271,15 @@ void ConnectionSettings::validate() const
 		throw BlueTuskConnectionStringException("invalid SSL protocol version range: SSL Min Protocol Version (ssl_min_protocol_version) " +
 			BlueTusk::toString(sslMinProtocolVersion) + " is above SSL Max Protocol Version (ssl_max_protocol_version) " +
 			BlueTusk::toString(sslMaxProtocolVersion));
+	if (maxProtocolVersion >= 0 && minProtocolVersion > maxProtocolVersion)
+		throw BlueTuskConnectionStringException("Min Protocol Version (min_protocol_version) 3." + std::to_string(minProtocolVersion) +
+			" is greater than Max Protocol Version (max_protocol_version) 3." + std::to_string(maxProtocolVersion));
+}
+
+
+int ConnectionSettings::requestedProtocolVersion() const
+{
+	return maxProtocolVersion >= 0 ? maxProtocolVersion : std::max(0, minProtocolVersion);
 }
 
 
@@ -316,7 +328,9 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		sslSni == other.sslSni &&
 		sslMinProtocolVersion == other.sslMinProtocolVersion &&
 		sslMaxProtocolVersion == other.sslMaxProtocolVersion &&
-		sslKeyLogFile == other.sslKeyLogFile;
+		sslKeyLogFile == other.sslKeyLogFile &&
+		minProtocolVersion == other.minProtocolVersion &&
+		maxProtocolVersion == other.maxProtocolVersion;
 }
 
 

@@ -207,7 +207,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	{
 		Poco::FastMutex::ScopedLock lock(_cancelMutex);
 		_processId = 0;
-		_secretKey = 0;
+		_secretKey.clear();
 	}
 	const Deadline& deadline = *_deadline;
 	_socket.setSendTimeout(deadline.socketTimeout());
@@ -280,7 +280,8 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	parameters.emplace_back("database", settings.database.empty() ? settings.username : settings.database);
 	if (!settings.applicationName.empty()) parameters.emplace_back("application_name", settings.applicationName);
 	parameters.emplace_back("client_encoding", "UTF8");
-	_writer.startupMessage(parameters);
+	_protocolVersion = settings.requestedProtocolVersion();
+	_writer.startupMessage(parameters, _protocolVersion);
 	_socket.setSendTimeout(deadline.socketTimeout());
 	_writer.send(_socket);
 
@@ -297,16 +298,10 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 			startupError(message);
 			break;
 		case 'K':
-			{
-				std::pair<Poco::Int32, Poco::Int32> key = message.backendKeyData();
-				Poco::FastMutex::ScopedLock lock(_cancelMutex);
-				_processId = key.first;
-				_secretKey = key.second;
-			}
+			backendKey(message);
 			break;
 		case 'v':
-			// NegotiateProtocolVersion: the server speaks an older minor version or ignores options we did not
-			// send; nothing to adapt for protocol 3.0 without _pq_ options.
+			negotiateProtocolVersion(message, settings);
 			break;
 		case 'Z':
 			if (_scram && !_scramVerified)
@@ -326,6 +321,54 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 			break;
 		}
 	}
+}
+
+
+void ProtocolSession::negotiateProtocolVersion(const BackendMessage& message, const ConnectionSettings& settings)
+{
+	// PostgreSQL docs 54.2.1 and 54.7 "NegotiateProtocolVersion": a server that does not support the minor
+	// version asked for names the newest one it does, and lists the _pq_ options it does not know. BlueTusk
+	// sends no _pq_ options, so a list that names any is as invalid as a "downgrade" to a higher version
+	// (libpq 18 refuses both the same way).
+	// The version is sent whole (major << 16 | minor), as in the StartupMessage (PostgreSQL sends its
+	// FrontendProtocol; libpq compares whole versions).
+	const std::pair<Poco::Int32, std::vector<std::string>> whole = message.negotiateProtocolVersion();
+	if ((whole.first >> 16) != 3)
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it offers protocol " +
+			std::to_string(whole.first >> 16) + "." + std::to_string(whole.first & 0xffff) + ", but 3." + std::to_string(_protocolVersion) + " was requested");
+	const std::pair<Poco::Int32, std::vector<std::string>> offer(whole.first & 0xffff, whole.second);
+	if (offer.first >= _protocolVersion)
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it offers protocol 3." + std::to_string(offer.first) +
+			", but 3." + std::to_string(_protocolVersion) + " was requested (a server may only offer a lower version)");
+	if (!offer.second.empty())
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it reports the protocol option \"" + offer.second.front() +
+			"\" as unsupported, which BlueTusk did not request (" + std::to_string(offer.second.size()) + " option(s) listed)");
+	if (offer.first < settings.minProtocolVersion)
+		// (the address is named by the attempt that carries this message)
+		throw BlueTuskProtocolException("the server supports protocol version 3." + std::to_string(offer.first) +
+			" at most, but Min Protocol Version (min_protocol_version) is 3." + std::to_string(settings.minProtocolVersion) +
+			" (PostgreSQL 18 speaks 3.2; use min_protocol_version=3.0 for older servers)");
+	if (offer.first != 0 && offer.first != 2)
+		throw BlueTuskProtocolException("the server offers protocol version 3." + std::to_string(offer.first) +
+			", which BlueTusk does not speak (it speaks 3.0 and 3.2)");
+	if (logger().debug()) logger().debug("%s: the server speaks protocol 3.%d (3.%d requested)", where(), static_cast<int>(offer.first), _protocolVersion);
+	_protocolVersion = offer.first;
+}
+
+
+void ProtocolSession::backendKey(const BackendMessage& message)
+{
+	std::pair<Poco::Int32, std::string> key = message.backendKey();
+	// protocol 3.0: exactly 4 bytes; 3.2: 4 to 256 (PostgreSQL docs 54.7 "BackendKeyData"; libpq 18 checks the same)
+	if (_protocolVersion == 0 && key.second.size() != 4)
+		throw BlueTuskProtocolException("invalid BackendKeyData from the server: a cancel key of " + std::to_string(key.second.size()) +
+			" bytes is not allowed in protocol version 3.0 (it must be 4 bytes)");
+	if (key.second.size() < 4 || key.second.size() > 256)
+		throw BlueTuskProtocolException("invalid BackendKeyData from the server: a cancel key of " + std::to_string(key.second.size()) +
+			" bytes (protocol 3.2 allows 4 to 256)");
+	Poco::FastMutex::ScopedLock lock(_cancelMutex);
+	_processId = key.first;
+	_secretKey = std::move(key.second);
 }
 
 

@@ -115,6 +115,26 @@ std::map<std::string, std::string> FakeBackend::lastStartupParameters() const
 }
 
 
+int FakeBackend::lastProtocolMinor() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _lastProtocolMinor;
+}
+
+
+std::string FakeBackend::lastCancelKey() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _lastCancelKey;
+}
+
+
+int FakeBackend::matchedCancelRequests() const
+{
+	return _matchedCancels;
+}
+
+
 bool waitUntil(const std::function<bool()>& condition, const Poco::Timespan& timeout)
 {
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());
@@ -320,14 +340,18 @@ bool FakeBackend::readMessage(Connection& connection, char& type, std::string& b
 }
 
 
-void FakeBackend::handleCancel(Poco::Int32 processId, Poco::Int32 secretKey)
+void FakeBackend::handleCancel(Poco::Int32 processId, const std::string& secretKey)
 {
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
+		_lastCancelKey = secretKey;
 		for (auto& entry: _connections)
 		{
 			if (entry.second->processId == processId && entry.second->secretKey == secretKey)
+			{
 				entry.second->cancelled = true;
+				++_matchedCancels;
+			}
 		}
 	}
 	_stop.notifyAll();

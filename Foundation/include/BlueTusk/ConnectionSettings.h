@@ -136,6 +136,17 @@ public:
 	std::string sslKeyLogFile;
 		/// SSL Key Log File / sslkeylogfile (libpq 18): append the TLS session keys in NSS key log format
 		/// (for Wireshark) to this file, created with mode 0600; empty: off.
+	int minProtocolVersion = 0;
+		/// Min Protocol Version / min_protocol_version (PGMINPROTOCOLVERSION, libpq 18): the lowest minor
+		/// version of protocol 3 the session accepts: 0 ("3.0", the default) or 2 ("3.2"; "latest" = 2).
+	int maxProtocolVersion = -1;
+		/// Max Protocol Version / max_protocol_version (PGMAXPROTOCOLVERSION, libpq 18): the minor version
+		/// requested in the StartupMessage: 0 ("3.0"), 2 ("3.2", "latest"); -1 (not given, printed as ""):
+		/// 3.0, or Min Protocol Version when that is higher (requestedProtocolVersion()).
+
+	int requestedProtocolVersion() const;
+		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the
+		/// higher of 3.0 and Min Protocol Version.
 
 	ConnectionSettings();
 
@@ -187,7 +198,8 @@ public:
 	void validate() const;
 		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
-		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version. Throws
+		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version, Min Protocol
+		/// Version not above Max Protocol Version. Throws
 		/// BlueTuskConnectionStringException.
 
 	bool operator == (const ConnectionSettings& other) const;

@@ -26,6 +26,7 @@ class TlsKeywordTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSessionKeywordEnvironment);
 	CPPUNIT_TEST(testProtocolVersionErrors);
 	CPPUNIT_TEST(testSessionKeywordsRoundTrip);
+	CPPUNIT_TEST(testProtocolVersionKeywords);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -131,7 +132,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
 			"SSL Certificate=/c.crt;SSL Key=;SSL Password=***;SSL Certificate Mode=require;"
-			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"),
+			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
+			"Min Protocol Version=3.0;Max Protocol Version=;"),
 			parse("host=db user=u sslcert=/c.crt sslpassword=secret-5 sslcertmode=require").toString());
 	}
 
@@ -209,6 +211,44 @@ public:
 		}
 		BLUETUSK_ASSERT_CONTAINS(parse("Host=db;Username=u").toString(), "SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;"
 			"SSL Max Protocol Version=;");
+	}
+
+	void testProtocolVersionKeywords()
+	{
+		const ConnectionSettings defaults = parse("Host=db;Username=u");
+		CPPUNIT_ASSERT_EQUAL(0, defaults.minProtocolVersion);
+		CPPUNIT_ASSERT_EQUAL(-1, defaults.maxProtocolVersion);
+		CPPUNIT_ASSERT_EQUAL(0, defaults.requestedProtocolVersion()); // libpq 18 asks for 3.0 by default
+		const ConnectionSettings npgsql = parse("Host=db;Username=u;Min Protocol Version=3.0;Max Protocol Version=3.2");
+		const ConnectionSettings libpq = parse("host=db user=u min_protocol_version=3.0 max_protocol_version=latest");
+		const ConnectionSettings url = parse("postgresql://u@db?min_protocol_version=3.0&max_protocol_version=LATEST");
+		for (const ConnectionSettings* settings: {&npgsql, &libpq, &url})
+		{
+			CPPUNIT_ASSERT_EQUAL(0, settings->minProtocolVersion);
+			CPPUNIT_ASSERT_EQUAL(2, settings->maxProtocolVersion);
+			CPPUNIT_ASSERT_EQUAL(2, settings->requestedProtocolVersion());
+		}
+		// a minimum above 3.0 without a maximum asks for the minimum
+		CPPUNIT_ASSERT_EQUAL(2, parse("host=db user=u min_protocol_version=3.2").requestedProtocolVersion());
+		const ConnectionSettings environment = parse("Host=db;Username=u", {{"PGMINPROTOCOLVERSION", "3.2"}, {"PGMAXPROTOCOLVERSION", "3.2"}});
+		CPPUNIT_ASSERT_EQUAL(2, environment.minProtocolVersion);
+		CPPUNIT_ASSERT_EQUAL(2, environment.maxProtocolVersion);
+		std::string text = parseError("host=db user=u max_protocol_version=3.1");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "max_protocol_version: \"3.1\" is not a valid value; accepted values: 3.0, 3.2, latest"));
+		text = parseError("host=db user=u min_protocol_version=");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "min_protocol_version: \"\" is not a valid value"));
+		text = parseError("host=db user=u min_protocol_version=latest max_protocol_version=3.0");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "Min Protocol Version (min_protocol_version) 3.2 is greater than Max Protocol Version (max_protocol_version) 3.0"));
+		for (const std::string& written: {std::string("host=db user=u"), std::string("host=db user=u min_protocol_version=3.2"),
+			std::string("host=db user=u max_protocol_version=latest")})
+		{
+			const ConnectionSettings original = parse(written);
+			for (const Environment& hostile: {Environment(), Environment{{"PGMINPROTOCOLVERSION", "3.2"}, {"PGMAXPROTOCOLVERSION", "3.2"}}})
+			{
+				const ConnectionSettings reparsed = parse(original.toString(), hostile);
+				CPPUNIT_ASSERT_MESSAGE(original.toString(), reparsed == original);
+			}
+		}
 	}
 };
 
