@@ -217,6 +217,8 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.minProtocolVersion = protocolVersion(v, src, false); }},
 		{"Max Protocol Version", "max_protocol_version", "PGMAXPROTOCOLVERSION", Setting::MaxProtocolVersion,
 			[](S& s, const std::string& v, const std::string& src) { s.maxProtocolVersion = protocolVersion(v, src, true); }},
+		{"SSL Negotiation", "sslnegotiation", "PGSSLNEGOTIATION", Setting::SslNegotiation,
+			[](S& s, const std::string& v, const std::string& src) { s.sslNegotiation = parseSslNegotiation(v, src); }},
 	};
 	return keywords;
 }

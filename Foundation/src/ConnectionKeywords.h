@@ -29,7 +29,7 @@ enum class Setting
 	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
 	// TLS, protocol version and Kerberos keywords
 	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
-	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion
+	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion, SslNegotiation
 };
 
 
@@ -54,7 +54,7 @@ struct ConnectionKeywords
 		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the TLS, protocol
 		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode, SSL CRL,
 		/// SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File, Min and Max Protocol
-		/// Version).
+		/// Version, SSL Negotiation).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

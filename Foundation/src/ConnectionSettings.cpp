@@ -245,6 +245,7 @@ std::string ConnectionSettings::toString() const
 	if (!sslKeyLogFile.empty()) addText("SSL Key Log File", sslKeyLogFile);
 	add("Min Protocol Version", "3." + std::to_string(minProtocolVersion));
 	add("Max Protocol Version", maxProtocolVersion < 0 ? std::string() : "3." + std::to_string(maxProtocolVersion));
+	add("SSL Negotiation", BlueTusk::toString(sslNegotiation));
 	return text;
 }
 
@@ -274,6 +275,9 @@ void ConnectionSettings::validate() const
 	if (maxProtocolVersion >= 0 && minProtocolVersion > maxProtocolVersion)
 		throw BlueTuskConnectionStringException("Min Protocol Version (min_protocol_version) 3." + std::to_string(minProtocolVersion) +
 			" is greater than Max Protocol Version (max_protocol_version) 3." + std::to_string(maxProtocolVersion));
+	if (sslNegotiation == SslNegotiation::Direct && (sslMode == SslMode::Disable || sslMode == SslMode::Allow || sslMode == SslMode::Prefer))
+		throw BlueTuskConnectionStringException("weak SSL Mode (sslmode) \"" + BlueTusk::toString(sslMode) + "\" may not be used with SSL Negotiation"
+			" (sslnegotiation)=direct (use require, verify-ca or verify-full), as in libpq");
 }
 
 
@@ -330,7 +334,8 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		sslMaxProtocolVersion == other.sslMaxProtocolVersion &&
 		sslKeyLogFile == other.sslKeyLogFile &&
 		minProtocolVersion == other.minProtocolVersion &&
-		maxProtocolVersion == other.maxProtocolVersion;
+		maxProtocolVersion == other.maxProtocolVersion &&
+		sslNegotiation == other.sslNegotiation;
 }
 
 

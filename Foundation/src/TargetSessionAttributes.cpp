@@ -50,6 +50,13 @@ const std::vector<std::string>& tlsProtocolVersionNames()
 }
 
 
+const std::vector<std::string>& sslNegotiationNames()
+{
+	static const std::vector<std::string> names = {"postgres", "direct"};
+	return names;
+}
+
+
 const std::vector<std::string>& serverRoleNames()
 {
 	static const std::vector<std::string> names = {"unknown", "primary", "primary-read-only", "standby"};
@@ -265,6 +272,20 @@ TlsProtocolVersion parseTlsProtocolVersion(const std::string& text, const std::s
 		throw BlueTuskConnectionStringException(keyword + ": " + Detail::quoted(text) + " is not a valid value; accepted values: "
 			"TLSv1, TLSv1.1, TLSv1.2, TLSv1.3, or empty for no bound");
 	return static_cast<TlsProtocolVersion>(index);
+}
+
+
+std::string toString(SslNegotiation negotiation)
+{
+	return sslNegotiationNames().at(static_cast<std::size_t>(negotiation));
+}
+
+
+SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword)
+{
+	const int index = findName(sslNegotiationNames(), text);
+	if (index < 0) throwInvalid(keyword, text, sslNegotiationNames());
+	return static_cast<SslNegotiation>(index);
 }
 
 } // namespace BlueTusk

@@ -60,6 +60,15 @@ private:
 };
 
 
+Poco::Net::SSLException directTlsFailure(const Poco::Exception& exc)
+	/// A direct TLS handshake that failed: a server before PostgreSQL 17 reads the ClientHello as a startup
+	/// packet of impossible length and closes the connection (libpq 17 fails the same way).
+{
+	return Poco::Net::SSLException("the direct TLS handshake (SSL Negotiation=direct) failed: " + exc.displayText() +
+		"; the server may not support direct TLS, which needs PostgreSQL 17 or later (use sslnegotiation=postgres)");
+}
+
+
 bool isUnixSocket(const Poco::Net::SocketAddress& address)
 {
 	return address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;
@@ -188,6 +197,49 @@ void ProtocolSession::reconnect(Poco::Net::StreamSocket& socket)
 }
 
 
+void ProtocolSession::startTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode)
+{
+	const Deadline& deadline = *_deadline;
+	// The context (root certificate, client certificate and key) is built outside the handshake:
+	// a file that cannot be used is an error in every SSL Mode, never a reason for prefer to go on
+	// without TLS (libpq: pqsecure_initialize() failing ends the attempt).
+	const TlsUpgrade::Options options = TlsUpgrade::Options::from(settings, mode);
+	const Poco::Net::Context::Ptr context = TlsUpgrade::context(options);
+	// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
+	Poco::Net::SecureStreamSocket secure = [&]()
+	{
+		try
+		{
+			return TlsUpgrade::handshake(_socket, _endpoint, options, context, deadline);
+		}
+		catch (Poco::Net::CertificateValidationException&)
+		{
+			_tlsHandshakeFailed = true;
+			throw;
+		}
+		catch (Poco::Net::SSLException& exc)
+		{
+			_tlsHandshakeFailed = true;
+			if (options.direct && exc.message().find("ALPN") == std::string::npos) throw directTlsFailure(exc);
+			throw;
+		}
+		catch (Poco::Net::NetException& exc)
+		{
+			if (!options.direct) throw;
+			_tlsHandshakeFailed = true;
+			throw directTlsFailure(exc);
+		}
+	}();
+	if (deadline.watch()) deadline.watch()->add(secure);
+	TlsUpgrade::checkCertificateMode(options, context, _endpoint);
+	_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
+	socket = secure;
+	_socket = socket;
+	_receiveTimeoutSet = false;
+	_tls = true;
+}
+
+
 void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls)
 {
 	_socket = socket;
@@ -211,7 +263,13 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	}
 	const Deadline& deadline = *_deadline;
 	_socket.setSendTimeout(deadline.socketTimeout());
-	if (tls)
+	if (tls && settings.sslNegotiation == SslNegotiation::Direct)
+	{
+		// PostgreSQL 17's direct TLS (docs 54.2.10): no SSLRequest, the handshake at once with ALPN
+		_phase = "TLS handshake (direct)";
+		startTls(socket, settings, mode);
+	}
+	else if (tls)
 	{
 		_phase = "TLS negotiation";
 		_writer.sslRequest();
@@ -221,31 +279,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		if (answer == 'S')
 		{
 			_phase = "TLS handshake";
-			// The context (root certificate, client certificate and key) is built outside the handshake:
-			// a file that cannot be used is an error in every SSL Mode, never a reason for prefer to go on
-			// without TLS (libpq: pqsecure_initialize() failing ends the attempt).
-			const TlsUpgrade::Options options = TlsUpgrade::Options::from(settings, mode);
-			const Poco::Net::Context::Ptr context = TlsUpgrade::context(options);
-			// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
-			Poco::Net::SecureStreamSocket secure = [&]()
-			{
-				try
-				{
-					return TlsUpgrade::handshake(_socket, _endpoint, options, context, deadline);
-				}
-				catch (Poco::Net::SSLException&)
-				{
-					_tlsHandshakeFailed = true;
-					throw;
-				}
-			}();
-			if (deadline.watch()) deadline.watch()->add(secure);
-			TlsUpgrade::checkCertificateMode(options, context, _endpoint);
-			_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
-			socket = secure;
-			_socket = socket;
-			_receiveTimeoutSet = false;
-			_tls = true;
+			startTls(socket, settings, mode);
 		}
 		else if (answer == 'N')
 		{

@@ -80,6 +80,7 @@ TlsUpgrade::Options TlsUpgrade::Options::from(const ConnectionSettings& settings
 	options.minimumVersion = settings.sslMinProtocolVersion;
 	options.maximumVersion = settings.sslMaxProtocolVersion;
 	options.keyLogFile = settings.sslKeyLogFile;
+	options.direct = settings.sslNegotiation == SslNegotiation::Direct;
 	return options;
 }
 
@@ -121,6 +122,25 @@ thread_local int verifyError = X509_V_OK;
 	/// The first chain verification error of the handshake running in this thread (attach() and
 	/// completeHandshake() run the handshake in the calling thread), for the message: "certificate revoked",
 	/// "certificate has expired", "unable to get local issuer certificate".
+
+
+thread_local std::string selectedAlpn;
+	/// The ALPN protocol the server selected in the handshake running in this thread (set when it is done).
+
+
+void recordHandshake(const SSL* ssl, int where, int)
+	/// SSL_CTX_set_info_callback: at the end of a handshake, which ALPN protocol the server selected.
+{
+	if (!(where & SSL_CB_HANDSHAKE_DONE)) return;
+	const unsigned char* protocol = nullptr;
+	unsigned int length = 0;
+	SSL_get0_alpn_selected(ssl, &protocol, &length);
+	selectedAlpn.assign(reinterpret_cast<const char*>(protocol ? protocol : reinterpret_cast<const unsigned char*>("")), length);
+}
+
+
+const unsigned char postgresqlAlpn[] = {10, 'p', 'o', 's', 't', 'g', 'r', 'e', 's', 'q', 'l'};
+	/// ALPN "postgresql" in wire form (length-prefixed), PostgreSQL docs 54.2.10 "SSL Session Encryption".
 
 
 int recordVerifyError(int preverified, X509_STORE_CTX* store)
@@ -235,6 +255,12 @@ Poco::Net::Context::Ptr newContext(bool verify, const std::string& caLocation, b
 	state->keyLogFile = options.keyLogFile;
 	SSL_CTX_set_ex_data(context->sslContext(), certificateStateIndex(), state);
 	if (!options.keyLogFile.empty()) SSL_CTX_set_keylog_callback(context->sslContext(), writeKeyLog);
+	if (options.direct)
+	{
+		// direct TLS (PostgreSQL 17): the server requires ALPN "postgresql" (the client must see it back)
+		SSL_CTX_set_alpn_protos(context->sslContext(), postgresqlAlpn, sizeof(postgresqlAlpn));
+		SSL_CTX_set_info_callback(context->sslContext(), recordHandshake);
+	}
 	// Host names are checked by matchesHost() (OpenSSL's RFC 6125 matching, IP entries included),
 	// not by Poco's extended verification.
 	context->enableExtendedCertificateVerification(false);
@@ -303,7 +329,8 @@ Poco::Net::Context::Ptr TlsUpgrade::context(const Options& options)
 		return context;
 	}
 	const std::string key = std::to_string(verify ? 1 : 0) + (useSystem ? "system:" : "file:") + caLocation + "\n" + crls.first + "\n" +
-		crls.second + "\n" + toString(options.minimumVersion) + "-" + toString(options.maximumVersion) + "\n" + options.keyLogFile;
+		crls.second + "\n" + toString(options.minimumVersion) + "-" + toString(options.maximumVersion) + "\n" + options.keyLogFile +
+		(options.direct ? "\ndirect" : "");
 	static Poco::FastMutex mutex;
 	static std::map<std::string, Poco::Net::Context::Ptr> contexts;
 	Poco::FastMutex::ScopedLock lock(mutex);
@@ -397,6 +424,7 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 	// SSLManager's default client context, loading the whole system CA store, for nothing
 	// (doc/performance.md, R7). BlueTusk's own contexts come from context() above.
 	verifyError = X509_V_OK;
+	selectedAlpn.clear();
 	Poco::Net::SecureStreamSocket secure = [&]()
 	{
 		try
@@ -417,6 +445,21 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 			throw;
 		}
 	}();
+	if (options.direct && selectedAlpn != "postgresql")
+	{
+		// libpq 17: "direct SSL connection was established without ALPN protocol negotiation extension"
+		if (deadline.watch()) deadline.watch()->remove(secure);
+		try
+		{
+			secure.close();
+		}
+		catch (...)
+		{
+		}
+		throw Poco::Net::SSLException("the direct TLS connection (SSL Negotiation=direct) was established without the ALPN protocol "
+			"\"postgresql\" (the server selected " + (selectedAlpn.empty() ? std::string("none") : "\"" + selectedAlpn + "\"") +
+			"): it is not a PostgreSQL 17 or later server; use sslnegotiation=postgres");
+	}
 	if (mode == SslMode::VerifyFull && !matchesHost(secure, endpoint.host()))
 	{
 		if (deadline.watch()) deadline.watch()->remove(secure);

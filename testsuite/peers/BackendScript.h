@@ -113,6 +113,11 @@ struct BackendScript
 	int negotiateOffer = -1;
 		/// >= 0: NegotiateProtocolVersion is always sent and offers this minor version (a hostile server may
 		/// offer a higher one than was asked for).
+	bool directTls = false;
+		/// Speak TLS at once, as PostgreSQL 17 does for sslnegotiation=direct (a certificate made in memory,
+		/// PeerTls.h), then serve the script over TLS. A client that sends an SSLRequest gets nothing.
+	std::string directTlsAlpn = "postgresql";
+		/// The ALPN protocol a directTls backend selects when offered ("": none, like a server before 17).
 	int cancelKeyLength = 4;
 		/// Bytes of the BackendKeyData secret key (4 in 3.0; PostgreSQL 18 sends 32 in 3.2; up to 256 allowed).
 	int scramIterations = 4096;          /// SCRAM: the iteration count of the server-first-message

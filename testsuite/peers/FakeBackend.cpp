@@ -135,6 +135,12 @@ int FakeBackend::matchedCancelRequests() const
 }
 
 
+int FakeBackend::directTlsSessions() const
+{
+	return _directTlsSessions;
+}
+
+
 bool waitUntil(const std::function<bool()>& condition, const Poco::Timespan& timeout)
 {
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());

@@ -90,6 +90,8 @@ public:
 	std::string lastCancelKey() const;
 		/// The secret key bytes of the last CancelRequest received ("" before any).
 	int matchedCancelRequests() const;
+	int directTlsSessions() const;
+		/// Connections whose direct TLS handshake (BackendScript::directTls) completed.
 		/// CancelRequests whose process id and whole key matched a session of this backend.
 
 	/// Counters move when the peer thread acts: connectionsAccepted, startupMessages, sslRequests,
@@ -145,6 +147,7 @@ private:
 	int _lastProtocolMinor = -1;
 	std::string _lastCancelKey;
 	std::atomic<int> _matchedCancels{0};
+	std::atomic<int> _directTlsSessions{0};
 	int _nextId = 0;
 	Poco::Int32 _nextProcessId;
 

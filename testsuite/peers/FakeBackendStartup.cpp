@@ -8,7 +8,9 @@
 //
 
 #include "FakeBackendSupport.h"
+#include "PeerTls.h"
 #include "ScramServer.h"
+#include "Poco/Net/SecureStreamSocket.h"
 #include "Poco/String.h"
 #include <algorithm>
 #include <thread>
@@ -24,6 +26,22 @@ using namespace FakeBackendSupport;
 void FakeBackend::serveStartup(Connection& connection, const BackendScript& script)
 {
 	auto abort = [&] { return aborted(connection); };
+	if (script.directTls)
+	{
+		// direct TLS (PostgreSQL 17, docs 54.2.10): the first bytes are a ClientHello
+		try
+		{
+			Poco::Net::SecureStreamSocket secure = Poco::Net::SecureStreamSocket::attach(connection.socket, peerServerContext(script.directTlsAlpn));
+			secure.setReceiveTimeout(Poco::Timespan(5, 0));
+			if (secure.completeHandshake() != 1) return;
+			connection.socket = secure;
+			++_directTlsSessions;
+		}
+		catch (Poco::Exception&)
+		{
+			return;
+		}
+	}
 	for (;;)
 	{
 		char lengthBytes[4];

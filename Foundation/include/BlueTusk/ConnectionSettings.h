@@ -144,6 +144,10 @@ public:
 		/// requested in the StartupMessage: 0 ("3.0"), 2 ("3.2", "latest"); -1 (not given, printed as ""):
 		/// 3.0, or Min Protocol Version when that is higher (requestedProtocolVersion()).
 
+	SslNegotiation sslNegotiation = SslNegotiation::Postgres;
+		/// SSL Negotiation / sslnegotiation (PGSSLNEGOTIATION, libpq 17): postgres (SSLRequest first) or
+		/// direct (TLS at once, ALPN "postgresql"; PostgreSQL 17+). direct needs SSL Mode require or stronger.
+
 	int requestedProtocolVersion() const;
 		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the
 		/// higher of 3.0 and Min Protocol Version.
@@ -199,7 +203,8 @@ public:
 		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
 		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version, Min Protocol
-		/// Version not above Max Protocol Version. Throws
+		/// Version not above Max Protocol Version, SSL Negotiation=direct only with SSL Mode require, verify-ca
+		/// or verify-full. Throws
 		/// BlueTuskConnectionStringException.
 
 	bool operator == (const ConnectionSettings& other) const;

@@ -168,6 +168,17 @@ BlueTusk_Foundation_API TlsProtocolVersion parseTlsProtocolVersion(const std::st
 	/// Case-insensitive, as libpq; empty (or only white space) is None. Throws
 	/// BlueTuskConnectionStringException naming keyword and the accepted values.
 
+enum class SslNegotiation
+	/// libpq 17's sslnegotiation (PostgreSQL docs 34.1.2): how TLS begins.
+{
+	Postgres,  /// "postgres": SSLRequest first, TLS after the server's 'S' (the default, every server)
+	Direct     /// "direct": the TLS handshake at once, with ALPN "postgresql" (PostgreSQL 17 or later)
+};
+
+BlueTusk_Foundation_API std::string toString(SslNegotiation negotiation);
+BlueTusk_Foundation_API SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword = "SSL Negotiation");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED

@@ -189,6 +189,7 @@ private:
 	void negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls);
 	void reconnect(Poco::Net::StreamSocket& socket);
 	void authenticate(const BackendMessage& message, const ConnectionSettings& settings);
+	void startTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode);
 	void negotiateProtocolVersion(const BackendMessage& message, const ConnectionSettings& settings);
 	void backendKey(const BackendMessage& message);
 	[[noreturn]] void startupError(const BackendMessage& message);

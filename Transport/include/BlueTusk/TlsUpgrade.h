@@ -55,6 +55,7 @@ public:
 		TlsProtocolVersion minimumVersion = TlsProtocolVersion::TLSv1_2; /// SSL Min Protocol Version
 		TlsProtocolVersion maximumVersion = TlsProtocolVersion::None;    /// SSL Max Protocol Version
 		std::string keyLogFile;        /// SSL Key Log File ("": off)
+		bool direct = false;           /// SSL Negotiation=direct: offer ALPN "postgresql" and require it back
 
 		static Options from(const ConnectionSettings& settings, SslMode mode);
 			/// The settings' TLS keywords, with mode in place of settings.sslMode.
@@ -72,8 +73,8 @@ public:
 	static Poco::Net::SecureStreamSocket handshake(const Poco::Net::StreamSocket& plain, const BlueTuskHostEndpoint& endpoint, const Options& options, Poco::Net::Context::Ptr context, const Deadline& deadline);
 		/// Runs the TLS handshake on plain with context (from context(options)) within deadline (SNI = the
 		/// host name, not for IP literals) and verifies per options.mode. Do not use plain afterwards.
-		/// Throws Poco::Net::SSLException (handshake or verification failed), Poco::TimeoutException,
-		/// Poco network exceptions.
+		/// Throws Poco::Net::SSLException (handshake or verification failed; with direct, also when the
+		/// server did not select ALPN "postgresql"), Poco::TimeoutException, Poco network exceptions.
 
 	static void checkCertificateMode(const Options& options, Poco::Net::Context::Ptr context, const BlueTuskHostEndpoint& endpoint);
 		/// After handshake(): with SSL Certificate Mode=require, throws Poco::Net::SSLException when the

@@ -179,6 +179,7 @@ class TlsSessionOptionsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testProtocolVersions);
 	CPPUNIT_TEST(testKeyLogFile);
 	CPPUNIT_TEST(testSni);
+	CPPUNIT_TEST(testDirectTlsAgainstPostgreSql15);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -289,6 +290,18 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string(""), sniSentTo("sni-peer.test", "sslsni=0"));
 		CPPUNIT_ASSERT_EQUAL(std::string("sni-peer.test"), sniSentTo("sni-peer.test", "SSL SNI=1"));
 		CPPUNIT_ASSERT_EQUAL(std::string(""), sniSentTo("127.0.0.1", "")); // never for an IP literal
+	}
+
+	void testDirectTlsAgainstPostgreSql15()
+	{
+		// PostgreSQL 15 reads the ClientHello as a startup packet and closes: a clear failure, as with libpq 17
+		BlueTuskTransportException exc = transportFailure(settingsFor(1, "sslnegotiation=direct"));
+		CPPUNIT_ASSERT_EQUAL(AddressAttempt::TLS_FAILURE, exc.attempts().at(0).outcome);
+		CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("the direct TLS handshake (SSL Negotiation=direct) failed: ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("needs PostgreSQL 17 or later (use sslnegotiation=postgres)") != std::string::npos);
+		// the same server with the ordinary negotiation
+		ProtocolSession::Ptr session = openSession(settingsFor(1, "SSL Negotiation=postgres"));
+		CPPUNIT_ASSERT(session->isTls());
 	}
 };
 

@@ -133,7 +133,7 @@ public:
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
 			"SSL Certificate=/c.crt;SSL Key=;SSL Password=***;SSL Certificate Mode=require;"
 			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
-			"Min Protocol Version=3.0;Max Protocol Version=;"),
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"),
 			parse("host=db user=u sslcert=/c.crt sslpassword=secret-5 sslcertmode=require").toString());
 	}
 
@@ -233,6 +233,15 @@ public:
 		const ConnectionSettings environment = parse("Host=db;Username=u", {{"PGMINPROTOCOLVERSION", "3.2"}, {"PGMAXPROTOCOLVERSION", "3.2"}});
 		CPPUNIT_ASSERT_EQUAL(2, environment.minProtocolVersion);
 		CPPUNIT_ASSERT_EQUAL(2, environment.maxProtocolVersion);
+		// SSL Negotiation (libpq 17): forms, environment, error
+		CPPUNIT_ASSERT(parse("Host=db;Username=u;SSL Mode=require;SSL Negotiation=direct").sslNegotiation == SslNegotiation::Direct);
+		CPPUNIT_ASSERT(parse("postgresql://u@db?sslmode=verify-ca&sslnegotiation=direct").sslNegotiation == SslNegotiation::Direct);
+		CPPUNIT_ASSERT(parse("host=db user=u sslmode=require", {{"PGSSLNEGOTIATION", "direct"}}).sslNegotiation == SslNegotiation::Direct);
+		CPPUNIT_ASSERT(parse("host=db user=u").sslNegotiation == SslNegotiation::Postgres);
+		std::string negotiation = parseError("host=db user=u sslmode=require sslnegotiation=tls");
+		CPPUNIT_ASSERT_MESSAGE(negotiation, contains(negotiation, "sslnegotiation: \"tls\" is not a valid value; accepted values: postgres, direct"));
+		const ConnectionSettings direct = parse("host=db user=u sslmode=require sslnegotiation=direct");
+		CPPUNIT_ASSERT(parse(direct.toString(), {{"PGSSLNEGOTIATION", "postgres"}}) == direct);
 		std::string text = parseError("host=db user=u max_protocol_version=3.1");
 		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "max_protocol_version: \"3.1\" is not a valid value; accepted values: 3.0, 3.2, latest"));
 		text = parseError("host=db user=u min_protocol_version=");

@@ -9,6 +9,7 @@
 //
 
 #include "BlueTusk/TlsUpgrade.h"
+#include "PeerTls.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/Net/SSLException.h"
@@ -38,15 +39,7 @@ EVP_PKEY* newKey()
 void writeCertificate(EVP_PKEY* key, const std::string& path)
 	/// A self-signed certificate for key (CN=bluetusk-unit).
 {
-	X509* cert = X509_new();
-	ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-	X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-	X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-	X509_set_pubkey(cert, key);
-	X509_NAME* name = X509_get_subject_name(cert);
-	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("bluetusk-unit"), -1, -1, 0);
-	X509_set_issuer_name(cert, name);
-	X509_sign(cert, key, EVP_sha256());
+	X509* cert = Test::selfSignedCertificate(key, "bluetusk-unit");
 	FILE* file = std::fopen(path.c_str(), "w");
 	PEM_write_X509(file, cert);
 	std::fclose(file);
