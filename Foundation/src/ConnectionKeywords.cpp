@@ -99,6 +99,16 @@ Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::stri
 	return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(milliseconds) * 1000);
 }
 
+std::string serviceName(const std::string& value, const std::string& source)
+	/// krbsrvname: the Kerberos service name of the server principal, not empty.
+{
+	const std::string name = trim(value);
+	if (name.empty())
+		throw BlueTuskConnectionStringException(source + ": empty Kerberos service name; the default is postgres (principal postgres/<host>)");
+	return name;
+}
+
+
 int protocolVersion(const std::string& value, const std::string& source, bool allowEmpty)
 	/// min_protocol_version / max_protocol_version (libpq 18): "3.0", "3.2" or "latest" (= 3.2), as a minor
 	/// version number; "" (max only) is -1, not given.
@@ -219,6 +229,12 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.maxProtocolVersion = protocolVersion(v, src, true); }},
 		{"SSL Negotiation", "sslnegotiation", "PGSSLNEGOTIATION", Setting::SslNegotiation,
 			[](S& s, const std::string& v, const std::string& src) { s.sslNegotiation = parseSslNegotiation(v, src); }},
+		{"Kerberos Service Name", "krbsrvname", "PGKRBSRVNAME", Setting::KerberosServiceName,
+			[](S& s, const std::string& v, const std::string& src) { s.kerberosServiceName = serviceName(v, src); }},
+		{"GSS Encryption Mode", "gssencmode", "PGGSSENCMODE", Setting::GssEncMode,
+			[](S& s, const std::string& v, const std::string& src) { s.gssEncMode = parseGssEncMode(v, src); }},
+		{"GSS Delegation", "gssdelegation", "PGGSSDELEGATION", Setting::GssDelegation,
+			[](S& s, const std::string& v, const std::string& src) { s.gssDelegation = parseBoolean(v, src); }},
 	};
 	return keywords;
 }

@@ -29,7 +29,8 @@ enum class Setting
 	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
 	// TLS, protocol version and Kerberos keywords
 	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
-	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion, SslNegotiation
+	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion, SslNegotiation,
+	KerberosServiceName, GssEncMode, GssDelegation
 };
 
 
@@ -54,7 +55,7 @@ struct ConnectionKeywords
 		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the TLS, protocol
 		/// version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode, SSL CRL,
 		/// SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File, Min and Max Protocol
-		/// Version, SSL Negotiation).
+		/// Version, SSL Negotiation, Kerberos Service Name, GSS Encryption Mode, GSS Delegation).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

@@ -246,6 +246,9 @@ std::string ConnectionSettings::toString() const
 	add("Min Protocol Version", "3." + std::to_string(minProtocolVersion));
 	add("Max Protocol Version", maxProtocolVersion < 0 ? std::string() : "3." + std::to_string(maxProtocolVersion));
 	add("SSL Negotiation", BlueTusk::toString(sslNegotiation));
+	addText("Kerberos Service Name", kerberosServiceName);
+	add("GSS Encryption Mode", BlueTusk::toString(gssEncMode));
+	add("GSS Delegation", boolean(gssDelegation));
 	return text;
 }
 
@@ -278,6 +281,9 @@ void ConnectionSettings::validate() const
 	if (sslNegotiation == SslNegotiation::Direct && (sslMode == SslMode::Disable || sslMode == SslMode::Allow || sslMode == SslMode::Prefer))
 		throw BlueTuskConnectionStringException("weak SSL Mode (sslmode) \"" + BlueTusk::toString(sslMode) + "\" may not be used with SSL Negotiation"
 			" (sslnegotiation)=direct (use require, verify-ca or verify-full), as in libpq");
+	if (gssEncMode == GssEncMode::Require)
+		throw BlueTuskConnectionStringException("GSS Encryption Mode (gssencmode)=require cannot be honoured: BlueTusk does not implement GSSAPI"
+			" transport encryption (GSSAPI authentication works); use TLS (SSL Mode) with gssencmode=disable or prefer");
 }
 
 
@@ -335,7 +341,10 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		sslKeyLogFile == other.sslKeyLogFile &&
 		minProtocolVersion == other.minProtocolVersion &&
 		maxProtocolVersion == other.maxProtocolVersion &&
-		sslNegotiation == other.sslNegotiation;
+		sslNegotiation == other.sslNegotiation &&
+		kerberosServiceName == other.kerberosServiceName &&
+		gssEncMode == other.gssEncMode &&
+		gssDelegation == other.gssDelegation;
 }
 
 

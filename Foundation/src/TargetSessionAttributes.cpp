@@ -57,6 +57,13 @@ const std::vector<std::string>& sslNegotiationNames()
 }
 
 
+const std::vector<std::string>& gssEncModeNames()
+{
+	static const std::vector<std::string> names = {"disable", "prefer", "require"};
+	return names;
+}
+
+
 const std::vector<std::string>& serverRoleNames()
 {
 	static const std::vector<std::string> names = {"unknown", "primary", "primary-read-only", "standby"};
@@ -97,6 +104,15 @@ int findName(const std::vector<std::string>& names, const std::string& text)
 		Detail::join(names, ", "));
 }
 
+template <typename Enumeration>
+Enumeration parseEnumeration(const std::vector<std::string>& names, const std::string& text, const std::string& keyword)
+	/// The value whose name (normalized) is text; BlueTuskConnectionStringException naming keyword otherwise.
+{
+	const int index = findName(names, text);
+	if (index < 0) throwInvalid(keyword, text, names);
+	return static_cast<Enumeration>(index);
+}
+
 } // namespace
 
 
@@ -108,9 +124,7 @@ std::string toString(TargetSessionAttributes target)
 
 TargetSessionAttributes parseTargetSessionAttributes(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(targetSessionAttributesNames(), text);
-	if (index < 0) throwInvalid(keyword, text, targetSessionAttributesNames());
-	return static_cast<TargetSessionAttributes>(index);
+	return parseEnumeration<TargetSessionAttributes>(targetSessionAttributesNames(), text, keyword);
 }
 
 
@@ -144,9 +158,7 @@ std::string toString(SslMode mode)
 
 SslMode parseSslMode(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(sslModeNames(), text);
-	if (index < 0) throwInvalid(keyword, text, sslModeNames());
-	return static_cast<SslMode>(index);
+	return parseEnumeration<SslMode>(sslModeNames(), text, keyword);
 }
 
 
@@ -158,9 +170,7 @@ std::string toString(ChannelBinding mode)
 
 ChannelBinding parseChannelBinding(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(channelBindingNames(), text);
-	if (index < 0) throwInvalid(keyword, text, channelBindingNames());
-	return static_cast<ChannelBinding>(index);
+	return parseEnumeration<ChannelBinding>(channelBindingNames(), text, keyword);
 }
 
 
@@ -252,9 +262,7 @@ std::string toString(SslCertMode mode)
 
 SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(sslCertModeNames(), text);
-	if (index < 0) throwInvalid(keyword, text, sslCertModeNames());
-	return static_cast<SslCertMode>(index);
+	return parseEnumeration<SslCertMode>(sslCertModeNames(), text, keyword);
 }
 
 
@@ -283,9 +291,19 @@ std::string toString(SslNegotiation negotiation)
 
 SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(sslNegotiationNames(), text);
-	if (index < 0) throwInvalid(keyword, text, sslNegotiationNames());
-	return static_cast<SslNegotiation>(index);
+	return parseEnumeration<SslNegotiation>(sslNegotiationNames(), text, keyword);
+}
+
+
+std::string toString(GssEncMode mode)
+{
+	return gssEncModeNames().at(static_cast<std::size_t>(mode));
+}
+
+
+GssEncMode parseGssEncMode(const std::string& text, const std::string& keyword)
+{
+	return parseEnumeration<GssEncMode>(gssEncModeNames(), text, keyword);
 }
 
 } // namespace BlueTusk

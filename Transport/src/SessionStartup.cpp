@@ -15,6 +15,7 @@
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/TlsUpgrade.h"
 #include "AuthenticationPolicy.h"
+#include "GssClient.h"
 #include "SigpipeGuard.h"
 #include "Poco/Logger.h"
 #include "Poco/NumberFormatter.h"
@@ -255,6 +256,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	_authenticationMethod = "trust";
 	_channelBinding.clear();
 	_scram.reset();
+	_gss.reset();
 	_scramVerified = false;
 	{
 		Poco::FastMutex::ScopedLock lock(_cancelMutex);
@@ -497,13 +499,31 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 		_scram->verifyServerFinal(message.authenticationData());
 		_scramVerified = true;
 		return;
+	case 7: // AuthenticationGSS (PostgreSQL docs 55.2.1): the first token of a GSSAPI exchange
+		{
+			if (_gss) throw BlueTuskProtocolException("the server restarted GSSAPI authentication");
+			Detail::AuthenticationPolicy::request(settings, where(), code, _authenticationMethod);
+			_authenticationMethod = "GSSAPI";
+			// the host as written (libpq uses the host name, not the address); krbsrvname names the service
+			_gss = std::make_shared<Detail::GssClient>(settings.kerberosServiceName, _endpoint.host(), settings.gssDelegation);
+			const std::string token = _gss->step(std::string());
+			if (token.empty()) throw BlueTuskAuthenticationException("GSSAPI: no initial token to send to the server at " + where());
+			_writer.saslResponse(token); // GSSResponse: 'p' with the token's bytes
+		}
+		break;
+	case 8: // AuthenticationGSSContinue: the server's token; answer while the context needs more
+		{
+			if (!_gss) throw BlueTuskProtocolException("AuthenticationGSSContinue without a GSSAPI exchange");
+			const std::string token = _gss->step(message.authenticationData());
+			if (token.empty()) return; // established: AuthenticationOk follows
+			_writer.saslResponse(token);
+		}
+		break;
 	case 2:
 	case 6:
-	case 7:
-	case 8:
 	case 9:
 		throw BlueTuskAuthenticationException("the server at " + where() + " asked for " + authenticationName(code) +
-			" authentication, which BlueTusk does not support (it supports trust, password, md5 and scram-sha-256 in pg_hba.conf)");
+			" authentication, which BlueTusk does not support (it supports trust, password, md5, scram-sha-256 and gss in pg_hba.conf)");
 	default:
 		throw BlueTuskAuthenticationException("the server at " + where() + " asked for an unknown authentication method (" + authenticationName(code) + ")");
 	}

@@ -148,6 +148,16 @@ public:
 		/// SSL Negotiation / sslnegotiation (PGSSLNEGOTIATION, libpq 17): postgres (SSLRequest first) or
 		/// direct (TLS at once, ALPN "postgresql"; PostgreSQL 17+). direct needs SSL Mode require or stronger.
 
+	std::string kerberosServiceName = "postgres";
+		/// Kerberos Service Name / krbsrvname (PGKRBSRVNAME): the service of the server's principal; GSSAPI
+		/// authentication asks for "<name>@<host>" (the host as written).
+	GssEncMode gssEncMode = GssEncMode::Prefer;
+		/// GSS Encryption Mode / gssencmode (PGGSSENCMODE): disable or prefer (both: no GSSAPI encryption,
+		/// which BlueTusk does not implement); require is refused by validate().
+	bool gssDelegation = false;
+		/// GSS Delegation / gssdelegation (PGGSSDELEGATION): forward the client's Kerberos credentials to the
+		/// server (GSS_C_DELEG_FLAG), libpq 16; default off.
+
 	int requestedProtocolVersion() const;
 		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the
 		/// higher of 3.0 and Min Protocol Version.
@@ -204,7 +214,7 @@ public:
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
 		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version, Min Protocol
 		/// Version not above Max Protocol Version, SSL Negotiation=direct only with SSL Mode require, verify-ca
-		/// or verify-full. Throws
+		/// or verify-full, GSS Encryption Mode not require. Throws
 		/// BlueTuskConnectionStringException.
 
 	bool operator == (const ConnectionSettings& other) const;

@@ -179,6 +179,18 @@ BlueTusk_Foundation_API std::string toString(SslNegotiation negotiation);
 BlueTusk_Foundation_API SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword = "SSL Negotiation");
 	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
 
+enum class GssEncMode
+	/// libpq's gssencmode (PostgreSQL docs 34.1.2): GSSAPI transport encryption.
+{
+	Disable,  /// "disable": never
+	Prefer,   /// "prefer" (libpq's default): BlueTusk does not implement GSSAPI encryption, so as disable
+	Require   /// "require": refused while parsing (no GSSAPI encryption in BlueTusk; use TLS)
+};
+
+BlueTusk_Foundation_API std::string toString(GssEncMode mode);
+BlueTusk_Foundation_API GssEncMode parseGssEncMode(const std::string& text, const std::string& keyword = "GSS Encryption Mode");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED

@@ -33,6 +33,7 @@ namespace BlueTusk {
 
 namespace Detail {
 class ProtocolCopyIn;
+class GssClient;
 }
 
 
@@ -330,6 +331,7 @@ private:
 	bool _tlsHandshakeFailed = false;
 	std::string _channelBinding;
 	std::unique_ptr<ScramClient> _scram;
+	std::shared_ptr<Detail::GssClient> _gss;  /// the GSSAPI exchange in progress (shared_ptr: GssClient is incomplete here)
 	bool _scramVerified = false;
 	std::string _authenticationMethod;
 	std::string _username;

@@ -64,12 +64,14 @@ public:
 			"Target Session Attributes=standby;Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
 			"Maximum Pool Size=20;SSL Certificate=;SSL Key=;SSL Certificate Mode=allow;"
 			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
-			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"), settings.toString());
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"
+			"Kerberos Service Name=postgres;GSS Encryption Mode=prefer;GSS Delegation=false;"), settings.toString());
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
 			"SSL Certificate=;SSL Key=;SSL Certificate Mode=allow;"
 			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
-			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"), parse("Host=db-a;Username=u").toString());
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"
+			"Kerberos Service Name=postgres;GSS Encryption Mode=prefer;GSS Delegation=false;"), parse("Host=db-a;Username=u").toString());
 	}
 
 	void testRoundTrips()

@@ -27,6 +27,7 @@ class TlsKeywordTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testProtocolVersionErrors);
 	CPPUNIT_TEST(testSessionKeywordsRoundTrip);
 	CPPUNIT_TEST(testProtocolVersionKeywords);
+	CPPUNIT_TEST(testKerberosKeywords);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -133,7 +134,8 @@ public:
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
 			"SSL Certificate=/c.crt;SSL Key=;SSL Password=***;SSL Certificate Mode=require;"
 			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
-			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"),
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"
+			"Kerberos Service Name=postgres;GSS Encryption Mode=prefer;GSS Delegation=false;"),
 			parse("host=db user=u sslcert=/c.crt sslpassword=secret-5 sslcertmode=require").toString());
 	}
 
@@ -258,6 +260,30 @@ public:
 				CPPUNIT_ASSERT_MESSAGE(original.toString(), reparsed == original);
 			}
 		}
+	}
+
+	void testKerberosKeywords()
+	{
+		const ConnectionSettings defaults = parse("Host=db;Username=u");
+		CPPUNIT_ASSERT_EQUAL(std::string("postgres"), defaults.kerberosServiceName);
+		CPPUNIT_ASSERT(defaults.gssEncMode == GssEncMode::Prefer);
+		CPPUNIT_ASSERT(!defaults.gssDelegation);
+		const ConnectionSettings npgsql = parse("Host=db;Username=u;Kerberos Service Name=pgsvc;GSS Encryption Mode=disable;GSS Delegation=true");
+		const ConnectionSettings libpq = parse("host=db user=u krbsrvname=pgsvc gssencmode=disable gssdelegation=1");
+		const ConnectionSettings environment = parse("Host=db;Username=u", {{"PGKRBSRVNAME", "pgsvc"}, {"PGGSSENCMODE", "disable"}, {"PGGSSDELEGATION", "1"}});
+		for (const ConnectionSettings* settings: {&npgsql, &libpq, &environment})
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("pgsvc"), settings->kerberosServiceName);
+			CPPUNIT_ASSERT(settings->gssEncMode == GssEncMode::Disable);
+			CPPUNIT_ASSERT(settings->gssDelegation);
+			CPPUNIT_ASSERT(parse(settings->toString(), {{"PGKRBSRVNAME", "other"}, {"PGGSSDELEGATION", "0"}}) == *settings);
+		}
+		std::string text = parseError("host=db user=u gssencmode=require");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "GSS Encryption Mode (gssencmode)=require cannot be honoured: BlueTusk does not implement GSSAPI transport encryption"));
+		text = parseError("host=db user=u gssencmode=always");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "gssencmode: \"always\" is not a valid value; accepted values: disable, prefer, require"));
+		text = parseError("host=db user=u krbsrvname=''");
+		CPPUNIT_ASSERT_MESSAGE(text, contains(text, "krbsrvname: empty"));
 	}
 };
 
