@@ -15,9 +15,10 @@ BLUETUSK_BUILD_TYPE="${BLUETUSK_BUILD_TYPE:-RelWithDebInfo}"
 BLUETUSK_JOBS="${BLUETUSK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # The Debian packages needed to build, test and run the demo. ninja-build is optional (make is the fallback).
+# libkrb5-dev: GSSAPI authentication (Transport); krb5-kdc, krb5-admin-server, krb5-user: scripts/kdc's test KDC.
 BLUETUSK_PACKAGES=(cmake g++ make pkg-config libpoco-dev libcppunit-dev postgresql-15 postgresql-client-15
 	libpq-dev libbenchmark-dev openssl prometheus-cpp-dev prometheus chromium dpkg-dev time
-	pgbouncer gnuplot-nox)
+	pgbouncer gnuplot-nox libkrb5-dev krb5-kdc krb5-admin-server krb5-user)
 BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
 # For the Patroni cluster (scripts/patroni, the demo's Patroni step) and scripts/failover-bench (haproxy,
 # python3 for its report). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.
@@ -171,4 +172,7 @@ bt_cluster_env()
 	export BLUETUSK_CLUSTER_PORT="${BLUETUSK_CLUSTER_PORT:-${BLUETUSK_TEST_PORT:-55432}}"
 	export BLUETUSK_TEST_PORT="$BLUETUSK_CLUSTER_PORT"
 	export BLUETUSK_CLUSTER_DIR="${BLUETUSK_CLUSTER_DIR:-/tmp/bluetusk-cluster-$BLUETUSK_CLUSTER_PORT}"
+	# scripts/kdc's MIT KDC for the cluster's GSSAPI logins: its files (krb5.conf, the servers' keytab) and port
+	export BLUETUSK_KDC_DIR="${BLUETUSK_KDC_DIR:-/tmp/bluetusk-kdc-$BLUETUSK_CLUSTER_PORT}"
+	export BLUETUSK_KDC_PORT="${BLUETUSK_KDC_PORT:-$((BLUETUSK_CLUSTER_PORT + 11))}"
 }

@@ -106,6 +106,30 @@ void refuseScramKeys(S&, const std::string&, const std::string& source)
 	refuseKeyword(source, "SCRAM key pass-through (postgres_fdw's use_scram_passthrough, PostgreSQL 18) is not implemented");
 }
 
+
+std::string serviceName(const std::string& value, const std::string& source)
+	/// krbsrvname: the Kerberos service name of the server principal, not empty.
+{
+	const std::string name = trim(value);
+	if (name.empty())
+		throw BlueTuskConnectionStringException(source + ": empty Kerberos service name; the default is postgres (principal postgres/<host>)");
+	return name;
+}
+
+
+int protocolVersion(const std::string& value, const std::string& source, bool allowEmpty)
+	/// min_protocol_version / max_protocol_version (libpq 18): "3.0", "3.2" or "latest" (= 3.2), as a minor
+	/// version number; "" (max only) is -1, not given.
+{
+	const std::string word = asciiLower(trim(value));
+	if (word.empty() && allowEmpty) return -1;
+	if (word == "3.0") return 0;
+	if (word == "3.2" || word == "latest") return 2;
+	throw BlueTuskConnectionStringException(source + ": " + quoted(value) + " is not a valid value; accepted values: 3.0, 3.2, latest" +
+		std::string(allowEmpty ? ", or empty for the default (3.0, or the minimum when higher)" : "") +
+		" (3.1 was never used; 3.2 is PostgreSQL 18's protocol)");
+}
+
 } // namespace
 
 
@@ -225,6 +249,39 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S&, const std::string&, const std::string& src) { refuseKeyword(src, "tty is not a libpq 17 keyword any more (the server had ignored it since PostgreSQL 7.4)"); }},
 		{"requiressl", nullptr, nullptr, Setting::Refused,
 			[](S&, const std::string&, const std::string& src) { refuseKeyword(src, "requiressl is not a libpq 17 keyword any more; write sslmode=require"); }},
+		// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md) ----
+		{"SSL Certificate", "sslcert", "PGSSLCERT", Setting::SslCertificate,
+			[](S& s, const std::string& v, const std::string&) { s.sslCertificate = v; }},
+		{"SSL Key", "sslkey", "PGSSLKEY", Setting::SslKey,
+			[](S& s, const std::string& v, const std::string&) { s.sslKey = v; }},
+		{"SSL Password", "sslpassword", nullptr, Setting::SslPassword,
+			[](S& s, const std::string& v, const std::string&) { s.sslPassword = v; s._secrets.push_back(v); }},
+		{"SSL Certificate Mode", "sslcertmode", "PGSSLCERTMODE", Setting::SslCertMode,
+			[](S& s, const std::string& v, const std::string& src) { s.sslCertMode = parseSslCertMode(v, src); }},
+		{"SSL CRL", "sslcrl", "PGSSLCRL", Setting::SslCrl,
+			[](S& s, const std::string& v, const std::string&) { s.sslCrl = v; }},
+		{"SSL CRL Directory", "sslcrldir", "PGSSLCRLDIR", Setting::SslCrlDirectory,
+			[](S& s, const std::string& v, const std::string&) { s.sslCrlDirectory = v; }},
+		{"SSL SNI", "sslsni", "PGSSLSNI", Setting::SslSni,
+			[](S& s, const std::string& v, const std::string& src) { s.sslSni = parseBoolean(v, src); }},
+		{"SSL Min Protocol Version", "ssl_min_protocol_version", "PGSSLMINPROTOCOLVERSION", Setting::SslMinProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.sslMinProtocolVersion = parseTlsProtocolVersion(v, src); }},
+		{"SSL Max Protocol Version", "ssl_max_protocol_version", "PGSSLMAXPROTOCOLVERSION", Setting::SslMaxProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.sslMaxProtocolVersion = parseTlsProtocolVersion(v, src); }},
+		{"SSL Key Log File", "sslkeylogfile", nullptr, Setting::SslKeyLogFile,
+			[](S& s, const std::string& v, const std::string&) { s.sslKeyLogFile = v; }},
+		{"Min Protocol Version", "min_protocol_version", "PGMINPROTOCOLVERSION", Setting::MinProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.minProtocolVersion = protocolVersion(v, src, false); }},
+		{"Max Protocol Version", "max_protocol_version", "PGMAXPROTOCOLVERSION", Setting::MaxProtocolVersion,
+			[](S& s, const std::string& v, const std::string& src) { s.maxProtocolVersion = protocolVersion(v, src, true); }},
+		{"SSL Negotiation", "sslnegotiation", "PGSSLNEGOTIATION", Setting::SslNegotiation,
+			[](S& s, const std::string& v, const std::string& src) { s.sslNegotiation = parseSslNegotiation(v, src); }},
+		{"Kerberos Service Name", "krbsrvname", "PGKRBSRVNAME", Setting::KerberosServiceName,
+			[](S& s, const std::string& v, const std::string& src) { s.kerberosServiceName = serviceName(v, src); }},
+		{"GSS Encryption Mode", "gssencmode", "PGGSSENCMODE", Setting::GssEncMode,
+			[](S& s, const std::string& v, const std::string& src) { s.gssEncMode = parseGssEncMode(v, src); }},
+		{"GSS Delegation", "gssdelegation", "PGGSSDELEGATION", Setting::GssDelegation,
+			[](S& s, const std::string& v, const std::string& src) { s.gssDelegation = parseBoolean(v, src); }},
 	};
 	return keywords;
 }

@@ -29,7 +29,11 @@ enum class Setting
 	FailoverPoll, ReadYourWrites, ReadYourWritesTimeout, MaxStandbyLag, RoleRecheck,
 	// libpq keywords, issue 29 part A
 	HostAddress, Service, ServiceFile, Options, SearchPath, ClientEncoding, FallbackApplicationName, Keepalives,
-	KeepalivesInterval, KeepalivesCount, RequirePeer, SslCompression, Replication, GssLibrary, Refused
+	KeepalivesInterval, KeepalivesCount, RequirePeer, SslCompression, Replication, GssLibrary, Refused,
+	// TLS, protocol version and Kerberos keywords
+	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
+	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion, SslNegotiation,
+	KerberosServiceName, GssEncMode, GssDelegation
 };
 
 
@@ -52,7 +56,10 @@ struct ConnectionKeywords
 		/// the statement cache's Max Auto Prepare and Auto Prepare Min Usages, Keepalive, Tcp User Timeout,
 		/// Require Auth, Channel Binding, Failover Poll Milliseconds and the freshness rules (Read Your Writes,
 		/// Read Your Writes Timeout, Max Standby Lag), then Role Recheck Milliseconds, then the libpq
-		/// keywords of issue 29 (hostaddr, service, options, ..., and those refused with a reason).
+		/// keywords of issue 29 (hostaddr, service, options, ..., and those refused with a reason), then the TLS,
+		/// protocol version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode,
+		/// SSL CRL, SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File, Min and Max
+		/// Protocol Version, SSL Negotiation, Kerberos Service Name, GSS Encryption Mode, GSS Delegation).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

@@ -19,6 +19,7 @@
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "Poco/Environment.h"
+#include <algorithm>
 #include <set>
 
 namespace BlueTusk {
@@ -228,6 +229,7 @@ SecretRedactor ConnectionSettings::redactor() const
 {
 	std::vector<std::string> secrets = _secrets;
 	secrets.push_back(password);
+	secrets.push_back(sslPassword);
 	return SecretRedactor(secrets, _secretsComplete);
 }
 
@@ -306,6 +308,23 @@ std::string ConnectionSettings::toString() const
 	if (keepalives != Keepalives::Unset) add("Keepalives", boolean(keepalives == Keepalives::On));
 	addIfChanged("Keepalives Interval", std::to_string(keepaliveInterval.totalSeconds()), std::to_string(defaults.keepaliveInterval.totalSeconds()));
 	addIfChanged("Keepalives Count", std::to_string(keepaliveCount), std::to_string(defaults.keepaliveCount));
+	// TLS, protocol version and Kerberos keywords: those with an environment variable always
+	addText("SSL Certificate", sslCertificate);
+	addText("SSL Key", sslKey);
+	if (!sslPassword.empty()) add("SSL Password", "***");
+	add("SSL Certificate Mode", BlueTusk::toString(sslCertMode));
+	addText("SSL CRL", sslCrl);
+	addText("SSL CRL Directory", sslCrlDirectory);
+	add("SSL SNI", boolean(sslSni));
+	add("SSL Min Protocol Version", BlueTusk::toString(sslMinProtocolVersion));
+	add("SSL Max Protocol Version", BlueTusk::toString(sslMaxProtocolVersion));
+	if (!sslKeyLogFile.empty()) addText("SSL Key Log File", sslKeyLogFile);
+	add("Min Protocol Version", "3." + std::to_string(minProtocolVersion));
+	add("Max Protocol Version", maxProtocolVersion < 0 ? std::string() : "3." + std::to_string(maxProtocolVersion));
+	add("SSL Negotiation", BlueTusk::toString(sslNegotiation));
+	addText("Kerberos Service Name", kerberosServiceName);
+	add("GSS Encryption Mode", BlueTusk::toString(gssEncMode));
+	add("GSS Delegation", boolean(gssDelegation));
 	return text;
 }
 
@@ -339,6 +358,26 @@ void ConnectionSettings::validate() const
 	if (minPoolSize > maxPoolSize)
 		throw BlueTuskConnectionStringException("Minimum Pool Size (" + std::to_string(minPoolSize) +
 			") is greater than Maximum Pool Size (" + std::to_string(maxPoolSize) + ")");
+	if (sslMinProtocolVersion != TlsProtocolVersion::None && sslMaxProtocolVersion != TlsProtocolVersion::None &&
+		sslMinProtocolVersion > sslMaxProtocolVersion)
+		throw BlueTuskConnectionStringException("invalid SSL protocol version range: SSL Min Protocol Version (ssl_min_protocol_version) " +
+			BlueTusk::toString(sslMinProtocolVersion) + " is above SSL Max Protocol Version (ssl_max_protocol_version) " +
+			BlueTusk::toString(sslMaxProtocolVersion));
+	if (maxProtocolVersion >= 0 && minProtocolVersion > maxProtocolVersion)
+		throw BlueTuskConnectionStringException("Min Protocol Version (min_protocol_version) 3." + std::to_string(minProtocolVersion) +
+			" is greater than Max Protocol Version (max_protocol_version) 3." + std::to_string(maxProtocolVersion));
+	if (sslNegotiation == SslNegotiation::Direct && (sslMode == SslMode::Disable || sslMode == SslMode::Allow || sslMode == SslMode::Prefer))
+		throw BlueTuskConnectionStringException("weak SSL Mode (sslmode) \"" + BlueTusk::toString(sslMode) + "\" may not be used with SSL Negotiation"
+			" (sslnegotiation)=direct (use require, verify-ca or verify-full), as in libpq");
+	if (gssEncMode == GssEncMode::Require)
+		throw BlueTuskConnectionStringException("GSS Encryption Mode (gssencmode)=require cannot be honoured: BlueTusk does not implement GSSAPI"
+			" transport encryption (GSSAPI authentication works); use TLS (SSL Mode) with gssencmode=disable or prefer");
+}
+
+
+int ConnectionSettings::requestedProtocolVersion() const
+{
+	return maxProtocolVersion >= 0 ? maxProtocolVersion : std::max(0, minProtocolVersion);
 }
 
 
@@ -384,7 +423,23 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		keepalives == other.keepalives &&
 		keepaliveInterval == other.keepaliveInterval &&
 		keepaliveCount == other.keepaliveCount &&
-		requirePeer == other.requirePeer;
+		requirePeer == other.requirePeer &&
+		sslCertificate == other.sslCertificate &&
+		sslKey == other.sslKey &&
+		sslPassword == other.sslPassword &&
+		sslCertMode == other.sslCertMode &&
+		sslCrl == other.sslCrl &&
+		sslCrlDirectory == other.sslCrlDirectory &&
+		sslSni == other.sslSni &&
+		sslMinProtocolVersion == other.sslMinProtocolVersion &&
+		sslMaxProtocolVersion == other.sslMaxProtocolVersion &&
+		sslKeyLogFile == other.sslKeyLogFile &&
+		minProtocolVersion == other.minProtocolVersion &&
+		maxProtocolVersion == other.maxProtocolVersion &&
+		sslNegotiation == other.sslNegotiation &&
+		kerberosServiceName == other.kerberosServiceName &&
+		gssEncMode == other.gssEncMode &&
+		gssDelegation == other.gssDelegation;
 }
 
 

@@ -36,6 +36,34 @@ const std::vector<std::string>& authenticationMethodNames()
 }
 
 
+const std::vector<std::string>& sslCertModeNames()
+{
+	static const std::vector<std::string> names = {"disable", "allow", "require"};
+	return names;
+}
+
+
+const std::vector<std::string>& tlsProtocolVersionNames()
+{
+	static const std::vector<std::string> names = {"", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"};
+	return names;
+}
+
+
+const std::vector<std::string>& sslNegotiationNames()
+{
+	static const std::vector<std::string> names = {"postgres", "direct"};
+	return names;
+}
+
+
+const std::vector<std::string>& gssEncModeNames()
+{
+	static const std::vector<std::string> names = {"disable", "prefer", "require"};
+	return names;
+}
+
+
 const std::vector<std::string>& serverRoleNames()
 {
 	static const std::vector<std::string> names = {"unknown", "primary", "primary-read-only", "standby"};
@@ -76,6 +104,15 @@ int findName(const std::vector<std::string>& names, const std::string& text)
 		Detail::join(names, ", "));
 }
 
+template <typename Enumeration>
+Enumeration parseEnumeration(const std::vector<std::string>& names, const std::string& text, const std::string& keyword)
+	/// The value whose name (normalized) is text; BlueTuskConnectionStringException naming keyword otherwise.
+{
+	const int index = findName(names, text);
+	if (index < 0) throwInvalid(keyword, text, names);
+	return static_cast<Enumeration>(index);
+}
+
 } // namespace
 
 
@@ -87,9 +124,7 @@ std::string toString(TargetSessionAttributes target)
 
 TargetSessionAttributes parseTargetSessionAttributes(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(targetSessionAttributesNames(), text);
-	if (index < 0) throwInvalid(keyword, text, targetSessionAttributesNames());
-	return static_cast<TargetSessionAttributes>(index);
+	return parseEnumeration<TargetSessionAttributes>(targetSessionAttributesNames(), text, keyword);
 }
 
 
@@ -123,9 +158,7 @@ std::string toString(SslMode mode)
 
 SslMode parseSslMode(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(sslModeNames(), text);
-	if (index < 0) throwInvalid(keyword, text, sslModeNames());
-	return static_cast<SslMode>(index);
+	return parseEnumeration<SslMode>(sslModeNames(), text, keyword);
 }
 
 
@@ -137,9 +170,7 @@ std::string toString(ChannelBinding mode)
 
 ChannelBinding parseChannelBinding(const std::string& text, const std::string& keyword)
 {
-	const int index = findName(channelBindingNames(), text);
-	if (index < 0) throwInvalid(keyword, text, channelBindingNames());
-	return static_cast<ChannelBinding>(index);
+	return parseEnumeration<ChannelBinding>(channelBindingNames(), text, keyword);
 }
 
 
@@ -219,6 +250,60 @@ bool RequireAuth::operator == (const RequireAuth& other) const
 bool RequireAuth::operator != (const RequireAuth& other) const
 {
 	return !(*this == other);
+}
+
+
+
+std::string toString(SslCertMode mode)
+{
+	return sslCertModeNames().at(static_cast<std::size_t>(mode));
+}
+
+
+SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword)
+{
+	return parseEnumeration<SslCertMode>(sslCertModeNames(), text, keyword);
+}
+
+
+std::string toString(TlsProtocolVersion version)
+{
+	return tlsProtocolVersionNames().at(static_cast<std::size_t>(version));
+}
+
+
+TlsProtocolVersion parseTlsProtocolVersion(const std::string& text, const std::string& keyword)
+{
+	if (Detail::trim(text).empty()) return TlsProtocolVersion::None;
+	const int index = findName(tlsProtocolVersionNames(), text);
+	if (index < 0)
+		throw BlueTuskConnectionStringException(keyword + ": " + Detail::quoted(text) + " is not a valid value; accepted values: "
+			"TLSv1, TLSv1.1, TLSv1.2, TLSv1.3, or empty for no bound");
+	return static_cast<TlsProtocolVersion>(index);
+}
+
+
+std::string toString(SslNegotiation negotiation)
+{
+	return sslNegotiationNames().at(static_cast<std::size_t>(negotiation));
+}
+
+
+SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword)
+{
+	return parseEnumeration<SslNegotiation>(sslNegotiationNames(), text, keyword);
+}
+
+
+std::string toString(GssEncMode mode)
+{
+	return gssEncModeNames().at(static_cast<std::size_t>(mode));
+}
+
+
+GssEncMode parseGssEncMode(const std::string& text, const std::string& keyword)
+{
+	return parseEnumeration<GssEncMode>(gssEncModeNames(), text, keyword);
 }
 
 } // namespace BlueTusk

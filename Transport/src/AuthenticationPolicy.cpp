@@ -19,6 +19,7 @@ AuthenticationMethod methodOf(Poco::Int32 code)
 	case 3:  return AuthenticationMethod::Password;
 	case 5:  return AuthenticationMethod::Md5;
 	case 10: return AuthenticationMethod::ScramSha256;
+	case 7:  return AuthenticationMethod::Gss;
 	default: return AuthenticationMethod::None;
 	}
 }
@@ -32,6 +33,7 @@ std::string describe(Poco::Int32 code)
 	case 3:  return "a cleartext password";
 	case 5:  return "a hashed password (MD5)";
 	case 10: return "SASL (SCRAM-SHA-256) authentication";
+	case 7:  return "GSSAPI authentication";
 	default: return "authentication request " + std::to_string(code);
 	}
 }
@@ -43,6 +45,7 @@ Poco::Int32 codeOf(const std::string& begun)
 	if (begun == "cleartext") return 3;
 	if (begun == "MD5") return 5;
 	if (begun.compare(0, 5, "SCRAM") == 0) return 10;
+	if (begun == "GSSAPI") return 7;
 	return 0;
 }
 

@@ -230,6 +230,33 @@ std::pair<Poco::Int32, Poco::Int32> BackendMessage::backendKeyData() const
 }
 
 
+std::pair<Poco::Int32, std::string> BackendMessage::backendKey() const
+{
+	FieldCursor cursor(body);
+	std::pair<Poco::Int32, std::string> result;
+	if (!cursor.int32(result.first) || cursor.remaining() < 4 || !cursor.bytes(cursor.remaining(), result.second)) malformed("too short");
+	return result;
+}
+
+
+std::pair<Poco::Int32, std::vector<std::string>> BackendMessage::negotiateProtocolVersion() const
+{
+	FieldCursor cursor(body);
+	std::pair<Poco::Int32, std::vector<std::string>> result;
+	Poco::Int32 count = 0;
+	if (!cursor.int32(result.first) || !cursor.int32(count)) malformed("too short");
+	if (count < 0 || static_cast<std::size_t>(count) > cursor.remaining()) malformed("invalid option count");
+	for (Poco::Int32 i = 0; i < count; ++i)
+	{
+		std::string name;
+		if (!cursor.cstring(name)) malformed("unterminated option name");
+		result.second.push_back(name);
+	}
+	if (!cursor.atEnd()) malformed("trailing data");
+	return result;
+}
+
+
 char BackendMessage::readyForQuery() const
 {
 	return Detail::decodeReadyForQuery(type, body.data(), body.size());

@@ -108,10 +108,10 @@ void MessageWriter::end()
 }
 
 
-void MessageWriter::startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters)
+void MessageWriter::startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters, int minorVersion)
 {
 	begin(0);
-	putInt32(PROTOCOL_VERSION_3);
+	putInt32(PROTOCOL_VERSION_3 + minorVersion);
 	for (const auto& parameter: parameters)
 	{
 		putCString(parameter.first);
@@ -136,6 +136,16 @@ void MessageWriter::cancelRequest(Poco::Int32 processId, Poco::Int32 secretKey)
 	putInt32(CANCEL_REQUEST_CODE);
 	putInt32(processId);
 	putInt32(secretKey);
+	end();
+}
+
+
+void MessageWriter::cancelRequest(Poco::Int32 processId, const std::string& secretKey)
+{
+	begin(0);
+	putInt32(CANCEL_REQUEST_CODE);
+	putInt32(processId);
+	putBytes(secretKey);
 	end();
 }
 

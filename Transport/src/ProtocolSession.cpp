@@ -156,10 +156,10 @@ void ProtocolSession::sendCancel(const Poco::Timespan& timeout)
 {
 	Poco::Net::SocketAddress address;
 	Poco::Int32 processId = 0;
-	Poco::Int32 secretKey = 0;
+	std::string secretKey;
 	{
 		Poco::FastMutex::ScopedLock lock(_cancelMutex);
-		if (!_ready || (_processId == 0 && _secretKey == 0)) return;
+		if (!_ready || (_processId == 0 && _secretKey.empty())) return;
 		address = _address;
 		processId = _processId;
 		secretKey = _secretKey;
@@ -231,6 +231,19 @@ Poco::Timespan ProtocolSession::commandTimeout() const
 bool ProtocolSession::isTls() const
 {
 	return _tls;
+}
+
+
+int ProtocolSession::protocolVersion() const
+{
+	return _protocolVersion;
+}
+
+
+std::size_t ProtocolSession::cancelKeyLength() const
+{
+	Poco::FastMutex::ScopedLock lock(_cancelMutex);
+	return _secretKey.size();
 }
 
 

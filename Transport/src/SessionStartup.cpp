@@ -15,6 +15,7 @@
 #include "BlueTusk/ScramClient.h"
 #include "BlueTusk/TlsUpgrade.h"
 #include "AuthenticationPolicy.h"
+#include "GssClient.h"
 #include "SigpipeGuard.h"
 #include "StartupParameters.h"
 #include "Poco/Logger.h"
@@ -59,6 +60,21 @@ public:
 private:
 	const Deadline*& _slot;
 };
+
+
+Poco::Net::SSLException directTlsFailure(const Poco::Exception& exc)
+	/// A direct TLS handshake that failed: a server before PostgreSQL 17 reads the ClientHello as a startup
+	/// packet of impossible length and closes the connection (libpq 17 fails the same way).
+{
+	return Poco::Net::SSLException("the direct TLS handshake (SSL Negotiation=direct) failed: " + exc.displayText() +
+		"; the server may not support direct TLS, which needs PostgreSQL 17 or later (use sslnegotiation=postgres)");
+}
+
+
+bool isUnixSocket(const Poco::Net::SocketAddress& address)
+{
+	return address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;
+}
 
 
 std::string authenticationName(Poco::Int32 code)
@@ -183,6 +199,49 @@ void ProtocolSession::reconnect(Poco::Net::StreamSocket& socket)
 }
 
 
+void ProtocolSession::startTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode)
+{
+	const Deadline& deadline = *_deadline;
+	// The context (root certificate, client certificate and key) is built outside the handshake:
+	// a file that cannot be used is an error in every SSL Mode, never a reason for prefer to go on
+	// without TLS (libpq: pqsecure_initialize() failing ends the attempt).
+	const TlsUpgrade::Options options = TlsUpgrade::Options::from(settings, mode);
+	const Poco::Net::Context::Ptr context = TlsUpgrade::context(options);
+	// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
+	Poco::Net::SecureStreamSocket secure = [&]()
+	{
+		try
+		{
+			return TlsUpgrade::handshake(_socket, _endpoint, options, context, deadline);
+		}
+		catch (Poco::Net::CertificateValidationException&)
+		{
+			_tlsHandshakeFailed = true;
+			throw;
+		}
+		catch (Poco::Net::SSLException& exc)
+		{
+			_tlsHandshakeFailed = true;
+			if (options.direct && exc.message().find("ALPN") == std::string::npos) throw directTlsFailure(exc);
+			throw;
+		}
+		catch (Poco::Net::NetException& exc)
+		{
+			if (!options.direct) throw;
+			_tlsHandshakeFailed = true;
+			throw directTlsFailure(exc);
+		}
+	}();
+	if (deadline.watch()) deadline.watch()->add(secure);
+	TlsUpgrade::checkCertificateMode(options, context, _endpoint);
+	_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
+	socket = secure;
+	_socket = socket;
+	_receiveTimeoutSet = false;
+	_tls = true;
+}
+
+
 void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls)
 {
 	_socket = socket;
@@ -198,15 +257,22 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 	_authenticationMethod = "trust";
 	_channelBinding.clear();
 	_scram.reset();
+	_gss.reset();
 	_scramVerified = false;
 	{
 		Poco::FastMutex::ScopedLock lock(_cancelMutex);
 		_processId = 0;
-		_secretKey = 0;
+		_secretKey.clear();
 	}
 	const Deadline& deadline = *_deadline;
 	_socket.setSendTimeout(deadline.socketTimeout());
-	if (tls)
+	if (tls && settings.sslNegotiation == SslNegotiation::Direct)
+	{
+		// PostgreSQL 17's direct TLS (docs 54.2.10): no SSLRequest, the handshake at once with ALPN
+		_phase = "TLS handshake (direct)";
+		startTls(socket, settings, mode);
+	}
+	else if (tls)
 	{
 		_phase = "TLS negotiation";
 		_writer.sslRequest();
@@ -216,25 +282,7 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		if (answer == 'S')
 		{
 			_phase = "TLS handshake";
-			// Not default-constructed: that would build Poco's default client context (doc/performance.md, R7).
-			Poco::Net::SecureStreamSocket secure = [&]()
-			{
-				try
-				{
-					return TlsUpgrade::handshake(_socket, _endpoint, mode, settings.rootCertificate, deadline);
-				}
-				catch (Poco::Net::SSLException&)
-				{
-					_tlsHandshakeFailed = true;
-					throw;
-				}
-			}();
-			if (deadline.watch()) deadline.watch()->add(secure);
-			_channelBinding = TlsUpgrade::tlsServerEndPoint(secure);
-			socket = secure;
-			_socket = socket;
-			_receiveTimeoutSet = false;
-			_tls = true;
+			startTls(socket, settings, mode);
 		}
 		else if (answer == 'N')
 		{
@@ -254,9 +302,18 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 		}
 	}
 
+	if (!_tls && settings.sslCertMode == SslCertMode::Require)
+	{
+		// libpq 16 fails such a session at AuthenticationOk ("server accepted connection without a valid
+		// SSL certificate"); without TLS no certificate can be sent, so BlueTusk stops before the startup
+		throw Poco::Net::SSLException("SSL Certificate Mode=require (sslcertmode) needs a TLS session with a client certificate, but the session to " +
+			where() + " does not use TLS (SSL Mode=" + toString(mode) + (isUnixSocket(_address) ? ", a Unix-domain socket" : "") + ")");
+	}
+
 	_phase = "startup";
 	_username = settings.username; // an error before any authentication request names the configured user too
-	_writer.startupMessage(Detail::startupParameters(settings));
+	_protocolVersion = settings.requestedProtocolVersion();
+	_writer.startupMessage(Detail::startupParameters(settings), _protocolVersion);
 	_socket.setSendTimeout(deadline.socketTimeout());
 	_writer.send(_socket);
 
@@ -273,16 +330,10 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 			startupError(message);
 			break;
 		case 'K':
-			{
-				std::pair<Poco::Int32, Poco::Int32> key = message.backendKeyData();
-				Poco::FastMutex::ScopedLock lock(_cancelMutex);
-				_processId = key.first;
-				_secretKey = key.second;
-			}
+			backendKey(message);
 			break;
 		case 'v':
-			// NegotiateProtocolVersion: the server speaks an older minor version or ignores options we did not
-			// send; nothing to adapt for protocol 3.0 without _pq_ options.
+			negotiateProtocolVersion(message, settings);
 			break;
 		case 'Z':
 			if (_scram && !_scramVerified)
@@ -302,6 +353,54 @@ void ProtocolSession::negotiate(Poco::Net::StreamSocket& socket, const Connectio
 			break;
 		}
 	}
+}
+
+
+void ProtocolSession::negotiateProtocolVersion(const BackendMessage& message, const ConnectionSettings& settings)
+{
+	// PostgreSQL docs 54.2.1 and 54.7 "NegotiateProtocolVersion": a server that does not support the minor
+	// version asked for names the newest one it does, and lists the _pq_ options it does not know. BlueTusk
+	// sends no _pq_ options, so a list that names any is as invalid as a "downgrade" to a higher version
+	// (libpq 18 refuses both the same way).
+	// The version is sent whole (major << 16 | minor), as in the StartupMessage (PostgreSQL sends its
+	// FrontendProtocol; libpq compares whole versions).
+	const std::pair<Poco::Int32, std::vector<std::string>> whole = message.negotiateProtocolVersion();
+	if ((whole.first >> 16) != 3)
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it offers protocol " +
+			std::to_string(whole.first >> 16) + "." + std::to_string(whole.first & 0xffff) + ", but 3." + std::to_string(_protocolVersion) + " was requested");
+	const std::pair<Poco::Int32, std::vector<std::string>> offer(whole.first & 0xffff, whole.second);
+	if (offer.first >= _protocolVersion)
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it offers protocol 3." + std::to_string(offer.first) +
+			", but 3." + std::to_string(_protocolVersion) + " was requested (a server may only offer a lower version)");
+	if (!offer.second.empty())
+		throw BlueTuskProtocolException("invalid NegotiateProtocolVersion from the server: it reports the protocol option \"" + offer.second.front() +
+			"\" as unsupported, which BlueTusk did not request (" + std::to_string(offer.second.size()) + " option(s) listed)");
+	if (offer.first < settings.minProtocolVersion)
+		// (the address is named by the attempt that carries this message)
+		throw BlueTuskProtocolException("the server supports protocol version 3." + std::to_string(offer.first) +
+			" at most, but Min Protocol Version (min_protocol_version) is 3." + std::to_string(settings.minProtocolVersion) +
+			" (PostgreSQL 18 speaks 3.2; use min_protocol_version=3.0 for older servers)");
+	if (offer.first != 0 && offer.first != 2)
+		throw BlueTuskProtocolException("the server offers protocol version 3." + std::to_string(offer.first) +
+			", which BlueTusk does not speak (it speaks 3.0 and 3.2)");
+	if (logger().debug()) logger().debug("%s: the server speaks protocol 3.%d (3.%d requested)", where(), static_cast<int>(offer.first), _protocolVersion);
+	_protocolVersion = offer.first;
+}
+
+
+void ProtocolSession::backendKey(const BackendMessage& message)
+{
+	std::pair<Poco::Int32, std::string> key = message.backendKey();
+	// protocol 3.0: exactly 4 bytes; 3.2: 4 to 256 (PostgreSQL docs 54.7 "BackendKeyData"; libpq 18 checks the same)
+	if (_protocolVersion == 0 && key.second.size() != 4)
+		throw BlueTuskProtocolException("invalid BackendKeyData from the server: a cancel key of " + std::to_string(key.second.size()) +
+			" bytes is not allowed in protocol version 3.0 (it must be 4 bytes)");
+	if (key.second.size() < 4 || key.second.size() > 256)
+		throw BlueTuskProtocolException("invalid BackendKeyData from the server: a cancel key of " + std::to_string(key.second.size()) +
+			" bytes (protocol 3.2 allows 4 to 256)");
+	Poco::FastMutex::ScopedLock lock(_cancelMutex);
+	_processId = key.first;
+	_secretKey = std::move(key.second);
 }
 
 
@@ -396,13 +495,31 @@ void ProtocolSession::authenticate(const BackendMessage& message, const Connecti
 		_scram->verifyServerFinal(message.authenticationData());
 		_scramVerified = true;
 		return;
+	case 7: // AuthenticationGSS (PostgreSQL docs 55.2.1): the first token of a GSSAPI exchange
+		{
+			if (_gss) throw BlueTuskProtocolException("the server restarted GSSAPI authentication");
+			Detail::AuthenticationPolicy::request(settings, where(), code, _authenticationMethod);
+			_authenticationMethod = "GSSAPI";
+			// the host as written (libpq uses the host name, not the address); krbsrvname names the service
+			_gss = std::make_shared<Detail::GssClient>(settings.kerberosServiceName, _endpoint.host(), settings.gssDelegation);
+			const std::string token = _gss->step(std::string());
+			if (token.empty()) throw BlueTuskAuthenticationException("GSSAPI: no initial token to send to the server at " + where());
+			_writer.saslResponse(token); // GSSResponse: 'p' with the token's bytes
+		}
+		break;
+	case 8: // AuthenticationGSSContinue: the server's token; answer while the context needs more
+		{
+			if (!_gss) throw BlueTuskProtocolException("AuthenticationGSSContinue without a GSSAPI exchange");
+			const std::string token = _gss->step(message.authenticationData());
+			if (token.empty()) return; // established: AuthenticationOk follows
+			_writer.saslResponse(token);
+		}
+		break;
 	case 2:
 	case 6:
-	case 7:
-	case 8:
 	case 9:
 		throw BlueTuskAuthenticationException("the server at " + where() + " asked for " + authenticationName(code) +
-			" authentication, which BlueTusk does not support (it supports trust, password, md5 and scram-sha-256 in pg_hba.conf)");
+			" authentication, which BlueTusk does not support (it supports trust, password, md5, scram-sha-256 and gss in pg_hba.conf)");
 	default:
 		throw BlueTuskAuthenticationException("the server at " + where() + " asked for an unknown authentication method (" + authenticationName(code) + ")");
 	}

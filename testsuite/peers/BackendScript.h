@@ -108,6 +108,22 @@ struct BackendScript
 	bool rejectPassword = false;         /// every password is rejected: FATAL 28P01
 	bool corruptServerSignature = false; /// SCRAM: send a server signature that does not verify
 	bool stallTls = false;               /// answer 'S' to SSLRequest, then stay silent (a stalled TLS handshake)
+	int protocolMinor = 0;
+		/// The newest minor version of protocol 3 the server speaks (0, or 2 as PostgreSQL 18). A StartupMessage
+		/// asking for more is answered with NegotiateProtocolVersion offering this (PostgreSQL docs 54.2.1).
+	std::vector<std::string> unsupportedOptions;
+		/// Protocol options (_pq_.*) NegotiateProtocolVersion lists as unsupported; not empty: the message is
+		/// sent even when the minor version is supported.
+	int negotiateOffer = -1;
+		/// >= 0: NegotiateProtocolVersion is always sent and offers this minor version (a hostile server may
+		/// offer a higher one than was asked for).
+	bool directTls = false;
+		/// Speak TLS at once, as PostgreSQL 17 does for sslnegotiation=direct (a certificate made in memory,
+		/// PeerTls.h), then serve the script over TLS. A client that sends an SSLRequest gets nothing.
+	std::string directTlsAlpn = "postgresql";
+		/// The ALPN protocol a directTls backend selects when offered ("": none, like a server before 17).
+	int cancelKeyLength = 4;
+		/// Bytes of the BackendKeyData secret key (4 in 3.0; PostgreSQL 18 sends 32 in 3.2; up to 256 allowed).
 	int scramIterations = 4096;          /// SCRAM: the iteration count of the server-first-message
 	Authentication downgradeTo = Authentication::Trust;
 		/// Not Trust: a downgrade attempt. After the first round of `authentication` (Cleartext, Md5: the

@@ -116,6 +116,32 @@ std::map<std::string, std::string> FakeBackend::lastStartupParameters() const
 }
 
 
+int FakeBackend::lastProtocolMinor() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _lastProtocolMinor;
+}
+
+
+std::string FakeBackend::lastCancelKey() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _lastCancelKey;
+}
+
+
+int FakeBackend::matchedCancelRequests() const
+{
+	return _matchedCancels;
+}
+
+
+int FakeBackend::directTlsSessions() const
+{
+	return _directTlsSessions;
+}
+
+
 bool waitUntil(const std::function<bool()>& condition, const Poco::Timespan& timeout)
 {
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());
@@ -322,14 +348,18 @@ bool FakeBackend::readMessage(Connection& connection, char& type, std::string& b
 }
 
 
-void FakeBackend::handleCancel(Poco::Int32 processId, Poco::Int32 secretKey)
+void FakeBackend::handleCancel(Poco::Int32 processId, const std::string& secretKey)
 {
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
+		_lastCancelKey = secretKey;
 		for (auto& entry: _connections)
 		{
 			if (entry.second->processId == processId && entry.second->secretKey == secretKey)
+			{
 				entry.second->cancelled = true;
+				++_matchedCancels;
+			}
 		}
 	}
 	_stop.notifyAll();

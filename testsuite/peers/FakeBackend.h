@@ -88,6 +88,14 @@ public:
 	int queryCount() const;
 	std::map<std::string, std::string> lastStartupParameters() const;
 		/// The parameters of the last StartupMessage (user, database, application_name, ...).
+	int lastProtocolMinor() const;
+		/// The minor protocol version the last StartupMessage asked for (0 for 3.0, 2 for 3.2); -1 before any.
+	std::string lastCancelKey() const;
+		/// The secret key bytes of the last CancelRequest received ("" before any).
+	int matchedCancelRequests() const;
+	int directTlsSessions() const;
+		/// Connections whose direct TLS handshake (BackendScript::directTls) completed.
+		/// CancelRequests whose process id and whole key matched a session of this backend.
 
 	/// Counters move when the peer thread acts: connectionsAccepted, startupMessages, sslRequests,
 	/// sessionsReady and passwordsReceived are final by the time the client gets any answer (or EOF);
@@ -126,7 +134,7 @@ private:
 	bool send(Connection& connection, const std::string& bytes);
 	bool aborted(const Connection& connection) const;
 	bool pause(Connection& connection, int milliseconds, bool cancellable);
-	void handleCancel(Poco::Int32 processId, Poco::Int32 secretKey);
+	void handleCancel(Poco::Int32 processId, const std::string& secretKey);
 
 	Poco::Net::ServerSocket _server;
 	std::thread _acceptor;
@@ -139,6 +147,10 @@ private:
 	std::map<int, std::shared_ptr<Connection>> _connections;
 	std::vector<std::string> _queries;
 	std::map<std::string, std::string> _lastStartup;
+	int _lastProtocolMinor = -1;
+	std::string _lastCancelKey;
+	std::atomic<int> _matchedCancels{0};
+	std::atomic<int> _directTlsSessions{0};
 	int _nextId = 0;
 	Poco::Int32 _nextProcessId;
 

@@ -8,8 +8,11 @@
 //
 
 #include "FakeBackendSupport.h"
+#include "PeerTls.h"
 #include "ScramServer.h"
+#include "Poco/Net/SecureStreamSocket.h"
 #include "Poco/String.h"
+#include <algorithm>
 #include <thread>
 
 using Poco::Net::StreamSocket;
@@ -23,6 +26,22 @@ using namespace FakeBackendSupport;
 void FakeBackend::serveStartup(Connection& connection, const BackendScript& script)
 {
 	auto abort = [&] { return aborted(connection); };
+	if (script.directTls)
+	{
+		// direct TLS (PostgreSQL 17, docs 54.2.10): the first bytes are a ClientHello
+		try
+		{
+			Poco::Net::SecureStreamSocket secure = Poco::Net::SecureStreamSocket::attach(connection.socket, peerServerContext(script.directTlsAlpn));
+			secure.setReceiveTimeout(Poco::Timespan(5, 0));
+			if (secure.completeHandshake() != 1) return;
+			connection.socket = secure;
+			++_directTlsSessions;
+		}
+		catch (Poco::Exception&)
+		{
+			return;
+		}
+	}
 	for (;;)
 	{
 		char lengthBytes[4];
@@ -62,11 +81,11 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 		{
 			++_cancels;
 			Poco::Int32 processId = reader.int32();
-			Poco::Int32 secretKey = reader.int32();
+			const std::string secretKey = reader.bytes(reader.remaining()); // 4 bytes in 3.0, up to 256 in 3.2
 			handleCancel(processId, secretKey);
 			return;
 		}
-		if (code != Wire::PROTOCOL_3_0)
+		if ((code >> 16) != 3)
 		{
 			send(connection, Wire::errorResponse(fatal("0A000", "unsupported frontend protocol " +
 				std::to_string(code >> 16) + "." + std::to_string(code & 0xffff) + ": server supports 3.0 to 3.0")));
@@ -82,6 +101,18 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 		{
 			std::lock_guard<std::mutex> lock(_mutex);
 			_lastStartup = connection.startup;
+			_lastProtocolMinor = code & 0xffff;
+		}
+		// NegotiateProtocolVersion before anything else, as PostgreSQL does (docs 54.2.1)
+		const int requested = code & 0xffff;
+		if (requested > script.protocolMinor || !script.unsupportedOptions.empty() || script.negotiateOffer >= 0)
+		{
+			Wire::MessageWriter negotiate('v');
+			// the whole version (3 << 16 | minor), as PostgreSQL sends it
+			negotiate.int32((3 << 16) | (script.negotiateOffer >= 0 ? script.negotiateOffer : std::min(requested, script.protocolMinor)));
+			negotiate.int32(static_cast<Poco::Int32>(script.unsupportedOptions.size()));
+			for (const std::string& option: script.unsupportedOptions) negotiate.cstring(option);
+			if (!send(connection, negotiate.finish())) return;
 		}
 		break;
 	}
@@ -133,9 +164,9 @@ void FakeBackend::serveStartup(Connection& connection, const BackendScript& scri
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
 		connection.processId = _nextProcessId++;
-		connection.secretKey = Wire::MessageReader(randomBytes(4)).int32();
+		connection.secretKey = randomBytes(static_cast<std::size_t>(script.cancelKeyLength));
 	}
-	out += Wire::backendKeyData(connection.processId, connection.secretKey);
+	out += Wire::MessageWriter('K').int32(connection.processId).bytes(connection.secretKey).finish();
 	out += Wire::readyForQuery('I');
 	++_ready; // counted before the client can see ReadyForQuery, so a test never reads a stale count
 	if (!send(connection, out)) return;

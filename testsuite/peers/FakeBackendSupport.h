@@ -30,7 +30,7 @@ struct FakeBackend::Connection
 	std::atomic<bool> reset{false};
 	std::atomic<bool> cancelled{false};
 	Poco::Int32 processId = 0;
-	Poco::Int32 secretKey = 0;
+	std::string secretKey;                         /// BackendKeyData's secret key bytes
 	char status = 'I';
 	std::string user;
 	std::map<std::string, std::string> startup;

@@ -132,6 +132,14 @@ bool waitReadable(const Poco::Net::Socket& socket, const AbortCheck& abort, int 
 	for (;;)
 	{
 		if (abort && abort()) return false;
+		try
+		{
+			if (socket.available() > 0) return true; // a TLS socket may hold decrypted bytes poll() cannot see
+		}
+		catch (Poco::Exception&)
+		{
+			return true;
+		}
 		int slice = POLL_INTERVAL_MS;
 		if (timeoutMs >= 0)
 		{

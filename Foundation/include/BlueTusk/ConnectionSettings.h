@@ -141,6 +141,60 @@ public:
 		/// the server must run as (SO_PEERCRED); a different one fails the open before anything is sent,
 		/// like an authentication failure. Ignored for TCP, as in libpq. Empty: no check.
 
+	// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md, doc/transport.md) ----
+	std::string sslCertificate;
+		/// SSL Certificate / sslcert (PGSSLCERT): the client certificate file (PEM, the chain after the
+		/// certificate); empty means ~/.postgresql/postgresql.crt, used only when that file exists.
+	std::string sslKey;
+		/// SSL Key / sslkey (PGSSLKEY): the client certificate's private key (PEM or DER, optionally
+		/// encrypted); empty means ~/.postgresql/postgresql.key. Refused when group or world can read it
+		/// (libpq's permission rule).
+	std::string sslPassword;
+		/// SSL Password / sslpassword: the passphrase of an encrypted SSL Key. A secret like Password:
+		/// never printed (toString() shows SSL Password=***), logged or put in an exception.
+	SslCertMode sslCertMode = SslCertMode::Allow;
+		/// SSL Certificate Mode / sslcertmode (PGSSLCERTMODE): disable, allow, require (libpq 16).
+	std::string sslCrl;
+		/// SSL CRL / sslcrl (PGSSLCRL): a certificate revocation list file (PEM) checked when the server
+		/// certificate is verified; with neither SSL CRL nor SSL CRL Directory, ~/.postgresql/root.crl when it
+		/// exists.
+	std::string sslCrlDirectory;
+		/// SSL CRL Directory / sslcrldir (PGSSLCRLDIR): a directory of CRLs named by hash (openssl rehash).
+	bool sslSni = true;
+		/// SSL SNI / sslsni (PGSSLSNI): send the host name in the TLS handshake (never for an IP literal).
+	TlsProtocolVersion sslMinProtocolVersion = TlsProtocolVersion::TLSv1_2;
+		/// SSL Min Protocol Version / ssl_min_protocol_version (PGSSLMINPROTOCOLVERSION).
+	TlsProtocolVersion sslMaxProtocolVersion = TlsProtocolVersion::None;
+		/// SSL Max Protocol Version / ssl_max_protocol_version (PGSSLMAXPROTOCOLVERSION); None: no bound.
+	std::string sslKeyLogFile;
+		/// SSL Key Log File / sslkeylogfile (libpq 18): append the TLS session keys in NSS key log format
+		/// (for Wireshark) to this file, created with mode 0600; empty: off.
+	int minProtocolVersion = 0;
+		/// Min Protocol Version / min_protocol_version (PGMINPROTOCOLVERSION, libpq 18): the lowest minor
+		/// version of protocol 3 the session accepts: 0 ("3.0", the default) or 2 ("3.2"; "latest" = 2).
+	int maxProtocolVersion = -1;
+		/// Max Protocol Version / max_protocol_version (PGMAXPROTOCOLVERSION, libpq 18): the minor version
+		/// requested in the StartupMessage: 0 ("3.0"), 2 ("3.2", "latest"); -1 (not given, printed as ""):
+		/// 3.0, or Min Protocol Version when that is higher (requestedProtocolVersion()).
+
+	SslNegotiation sslNegotiation = SslNegotiation::Postgres;
+		/// SSL Negotiation / sslnegotiation (PGSSLNEGOTIATION, libpq 17): postgres (SSLRequest first) or
+		/// direct (TLS at once, ALPN "postgresql"; PostgreSQL 17+). direct needs SSL Mode require or stronger.
+
+	std::string kerberosServiceName = "postgres";
+		/// Kerberos Service Name / krbsrvname (PGKRBSRVNAME): the service of the server's principal; GSSAPI
+		/// authentication asks for "<name>@<host>" (the host as written).
+	GssEncMode gssEncMode = GssEncMode::Prefer;
+		/// GSS Encryption Mode / gssencmode (PGGSSENCMODE): disable or prefer (both: no GSSAPI encryption,
+		/// which BlueTusk does not implement); require is refused by validate().
+	bool gssDelegation = false;
+		/// GSS Delegation / gssdelegation (PGGSSDELEGATION): forward the client's Kerberos credentials to the
+		/// server (GSS_C_DELEG_FLAG), libpq 16; default off.
+
+	int requestedProtocolVersion() const;
+		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the
+		/// higher of 3.0 and Min Protocol Version.
+
 	ConnectionSettings();
 
 	static ConnectionSettings parse(const std::string& connectionString);
@@ -203,7 +257,10 @@ public:
 	void validate() const;
 		/// Checks what involves more than one keyword, as parse() does at the end: at least one host
 		/// ("Host is required ..."), a user name ("Username is required ..."), Minimum Pool Size not
-		/// above Maximum Pool Size. Throws BlueTuskConnectionStringException.
+		/// above Maximum Pool Size, SSL Min Protocol Version not above SSL Max Protocol Version, Min Protocol
+		/// Version not above Max Protocol Version, SSL Negotiation=direct only with SSL Mode require, verify-ca
+		/// or verify-full, GSS Encryption Mode not require. Throws
+		/// BlueTuskConnectionStringException.
 
 	bool operator == (const ConnectionSettings& other) const;
 		/// Compares every public member (the endpoints, not how Host and Port were written).

@@ -137,6 +137,60 @@ private:
 	bool _negated = false;
 };
 
+
+// ---- TLS, protocol version and Kerberos keywords (doc/connection-strings.md) ----
+
+enum class SslCertMode
+	/// libpq 16's sslcertmode (PostgreSQL docs 34.1.2): whether a client certificate may be sent.
+{
+	Disable,  /// "disable": never send one, even when SSL Certificate or the default file exists
+	Allow,    /// "allow": send one when the server asks and one is configured (the default)
+	Require   /// "require": the server must ask for a certificate and the client must send one
+};
+
+BlueTusk_Foundation_API std::string toString(SslCertMode mode);
+BlueTusk_Foundation_API SslCertMode parseSslCertMode(const std::string& text, const std::string& keyword = "SSL Certificate Mode");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
+enum class TlsProtocolVersion
+	/// libpq's ssl_min_protocol_version / ssl_max_protocol_version values (PostgreSQL docs 34.1.2).
+{
+	None,     /// "": no bound (OpenSSL's own limit)
+	TLSv1,    /// "TLSv1" (TLS 1.0)
+	TLSv1_1,  /// "TLSv1.1"
+	TLSv1_2,  /// "TLSv1.2" (libpq's default minimum)
+	TLSv1_3   /// "TLSv1.3"
+};
+
+BlueTusk_Foundation_API std::string toString(TlsProtocolVersion version);
+	/// "", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3".
+BlueTusk_Foundation_API TlsProtocolVersion parseTlsProtocolVersion(const std::string& text, const std::string& keyword);
+	/// Case-insensitive, as libpq; empty (or only white space) is None. Throws
+	/// BlueTuskConnectionStringException naming keyword and the accepted values.
+
+enum class SslNegotiation
+	/// libpq 17's sslnegotiation (PostgreSQL docs 34.1.2): how TLS begins.
+{
+	Postgres,  /// "postgres": SSLRequest first, TLS after the server's 'S' (the default, every server)
+	Direct     /// "direct": the TLS handshake at once, with ALPN "postgresql" (PostgreSQL 17 or later)
+};
+
+BlueTusk_Foundation_API std::string toString(SslNegotiation negotiation);
+BlueTusk_Foundation_API SslNegotiation parseSslNegotiation(const std::string& text, const std::string& keyword = "SSL Negotiation");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
+enum class GssEncMode
+	/// libpq's gssencmode (PostgreSQL docs 34.1.2): GSSAPI transport encryption.
+{
+	Disable,  /// "disable": never
+	Prefer,   /// "prefer" (libpq's default): BlueTusk does not implement GSSAPI encryption, so as disable
+	Require   /// "require": refused while parsing (no GSSAPI encryption in BlueTusk; use TLS)
+};
+
+BlueTusk_Foundation_API std::string toString(GssEncMode mode);
+BlueTusk_Foundation_API GssEncMode parseGssEncMode(const std::string& text, const std::string& keyword = "GSS Encryption Mode");
+	/// Case-insensitive; throws BlueTuskConnectionStringException naming keyword and the accepted values.
+
 } // namespace BlueTusk
 
 #endif // BlueTusk_TargetSessionAttributes_INCLUDED

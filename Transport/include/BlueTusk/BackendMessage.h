@@ -45,7 +45,16 @@ struct BlueTusk_Transport_API BackendMessage
 		/// ParameterStatus 'S': name and value.
 
 	std::pair<Poco::Int32, Poco::Int32> backendKeyData() const;
-		/// BackendKeyData 'K': process id and secret key.
+		/// BackendKeyData 'K' of protocol 3.0: process id and the 4-byte secret key.
+
+	std::pair<Poco::Int32, std::string> backendKey() const;
+		/// BackendKeyData 'K' of any protocol 3 version: process id and the secret key's bytes (4 in 3.0,
+		/// up to 256 in 3.2; PostgreSQL docs 54.7 "BackendKeyData"). The caller checks the length.
+
+	std::pair<Poco::Int32, std::vector<std::string>> negotiateProtocolVersion() const;
+		/// NegotiateProtocolVersion 'v': the newest version of the requested major the server supports,
+		/// whole as in the StartupMessage (3 << 16 | minor: 196608 for 3.0), and the protocol options (_pq_.*)
+		/// of the StartupMessage it does not recognize.
 
 	char readyForQuery() const;
 		/// ReadyForQuery 'Z': 'I', 'T' or 'E' (anything else is a protocol error).

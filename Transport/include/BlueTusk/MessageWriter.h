@@ -49,12 +49,15 @@ public:
 
 	// Whole messages
 
-	void startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters);
-		/// StartupMessage, protocol 3.0 (196608), then name/value pairs and the terminating NUL.
+	void startupMessage(const std::vector<std::pair<std::string, std::string>>& parameters, int minorVersion = 0);
+		/// StartupMessage, protocol 3.<minorVersion> (196608 + minor: 3.0 or 3.2), then name/value pairs and
+		/// the terminating NUL.
 	void sslRequest();
 		/// SSLRequest (80877103).
 	void cancelRequest(Poco::Int32 processId, Poco::Int32 secretKey);
-		/// CancelRequest (80877102).
+		/// CancelRequest (80877102) with a protocol 3.0 key.
+	void cancelRequest(Poco::Int32 processId, const std::string& secretKey);
+		/// CancelRequest with the key's bytes as BackendKeyData gave them (4 to 256, protocol 3.2).
 	void query(const std::string& sql);
 		/// 'Q' simple query.
 	void parse(const std::string& statement, const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes = {});

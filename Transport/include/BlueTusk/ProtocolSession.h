@@ -33,6 +33,7 @@ namespace BlueTusk {
 
 namespace Detail {
 class ProtocolCopyIn;
+class GssClient;
 }
 
 
@@ -146,6 +147,14 @@ public:
 	bool isTls() const;
 		/// True when the session runs over TLS.
 
+	int protocolVersion() const;
+		/// The minor version of protocol 3 the session speaks: what the StartupMessage asked for (Max Protocol
+		/// Version), or the lower one the server answered with NegotiateProtocolVersion (PostgreSQL 15 answers
+		/// 3.0 to 3.2). Like libpq's PQfullProtocolVersion() minus 30000.
+
+	std::size_t cancelKeyLength() const;
+		/// The length in bytes of the secret key BackendKeyData gave (4 in 3.0; 32 from PostgreSQL 18 in 3.2).
+
 	const std::string& authenticationMethod() const;
 		/// What the server asked for and the client did: "trust", "cleartext", "MD5", "SCRAM-SHA-256",
 		/// "SCRAM-SHA-256-PLUS".
@@ -182,6 +191,9 @@ private:
 	void negotiate(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode, bool tls);
 	void reconnect(Poco::Net::StreamSocket& socket);
 	void authenticate(const BackendMessage& message, const ConnectionSettings& settings);
+	void startTls(Poco::Net::StreamSocket& socket, const ConnectionSettings& settings, SslMode mode);
+	void negotiateProtocolVersion(const BackendMessage& message, const ConnectionSettings& settings);
+	void backendKey(const BackendMessage& message);
 	[[noreturn]] void startupError(const BackendMessage& message);
 	std::string password(const ConnectionSettings& settings, const std::string& method) const;
 
@@ -324,7 +336,8 @@ private:
 	MessageWriter _writer;
 	std::map<std::string, std::string> _parameters;
 	Poco::Int32 _processId = 0;
-	Poco::Int32 _secretKey = 0;
+	std::string _secretKey;             /// BackendKeyData's secret key bytes (4 in protocol 3.0, up to 256 in 3.2)
+	int _protocolVersion = 0;           /// the minor version of protocol 3 in use (after NegotiateProtocolVersion)
 	TransactionStatus _transactionStatus = TransactionStatus::Idle;
 	ServerRole _role = ServerRole::Unknown;
 	bool _roleChangeSuspected = false;   /// a 25006 arrived while the role was Primary (roleChangeSuspected())
@@ -335,6 +348,7 @@ private:
 	bool _tlsHandshakeFailed = false;
 	std::string _channelBinding;
 	std::unique_ptr<ScramClient> _scram;
+	std::shared_ptr<Detail::GssClient> _gss;  /// the GSSAPI exchange in progress (shared_ptr: GssClient is incomplete here)
 	bool _scramVerified = false;
 	std::string _authenticationMethod;
 	std::string _username;

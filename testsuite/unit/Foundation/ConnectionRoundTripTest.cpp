@@ -64,10 +64,18 @@ public:
 		const auto settings = parse("postgresql://bob:s3cr3t-value@db-a:5432,db-b:6432/app?target_session_attrs=standby&Maximum%20Pool%20Size=20");
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a,db-b;Port=5432,6432;Database=app;Username=bob;Password=***;Application Name=;"
 			"Target Session Attributes=standby;Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
-			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;Maximum Pool Size=20;"), settings.toString());
+			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;Maximum Pool Size=20;"
+			"SSL Certificate=;SSL Key=;SSL Certificate Mode=allow;"
+			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"
+			"Kerberos Service Name=postgres;GSS Encryption Mode=prefer;GSS Delegation=false;"), settings.toString());
 		CPPUNIT_ASSERT_EQUAL(std::string("Host=db-a;Port=5432;Database=u;Username=u;Application Name=;Target Session Attributes=any;"
 			"Host Order=sequential;Timeout=15;SSL Mode=prefer;Root Certificate=;Passfile=;Require Auth=;Channel Binding=prefer;"
-			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;"), parse("Host=db-a;Username=u").toString());
+			"Host Address=;Options=;Client Encoding=UTF8;Require Peer=;Service=;"
+			"SSL Certificate=;SSL Key=;SSL Certificate Mode=allow;"
+			"SSL CRL=;SSL CRL Directory=;SSL SNI=true;SSL Min Protocol Version=TLSv1.2;SSL Max Protocol Version=;"
+			"Min Protocol Version=3.0;Max Protocol Version=;SSL Negotiation=postgres;"
+			"Kerberos Service Name=postgres;GSS Encryption Mode=prefer;GSS Delegation=false;"), parse("Host=db-a;Username=u").toString());
 	}
 
 	void testRoundTrips()
