@@ -8,6 +8,7 @@
 #include "HostList.h"
 #include "LibpqKeywordValues.h"
 #include "SettingValues.h"
+#include "TopologySourceValue.h"
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/LocalUser.h"
@@ -90,6 +91,16 @@ Poco::Timespan roleRecheckMilliseconds(const std::string& value, const std::stri
 	if (milliseconds > 3600000)
 		throw BlueTuskConnectionStringException(source + ": " + quoted(trim(value)) + " is too large; at most 3600000 milliseconds (one hour)");
 	return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(milliseconds) * 1000);
+}
+
+
+Poco::Timespan topologyRefresh(const std::string& value, const std::string& source)
+	/// Topology Refresh Interval: seconds, at least 0.05 (a source is not asked more than 20 times a second).
+{
+	const Poco::Timespan interval = parseSeconds(value, source);
+	if (interval < Poco::Timespan(0, 50000))
+		throw BlueTuskConnectionStringException(source + ": must be at least 0.05 seconds");
+	return interval;
 }
 
 
@@ -282,6 +293,16 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.gssEncMode = parseGssEncMode(v, src); }},
 		{"GSS Delegation", "gssdelegation", "PGGSSDELEGATION", Setting::GssDelegation,
 			[](S& s, const std::string& v, const std::string& src) { s.gssDelegation = parseBoolean(v, src); }},
+		// ---- high availability (doc/high-availability.md) ----
+		{"Topology Source", "topology_source", nullptr, Setting::TopologySource,
+			[](S& s, const std::string& v, const std::string& src) { s.topologySource = topologySource(v, src);
+				for (const std::string& secret: topologySourceSecrets(topologySourceLocation(s.topologySource))) s._secrets.push_back(secret); }},
+		{"Topology Refresh Interval", "topology_refresh_interval", nullptr, Setting::TopologyRefresh,
+			[](S& s, const std::string& v, const std::string& src) { s.topologyRefresh = topologyRefresh(v, src); }},
+		{"Health Check Interval", "health_check_interval", nullptr, Setting::HealthCheckInterval,
+			[](S& s, const std::string& v, const std::string& src) { s.healthCheckInterval = parseSeconds(v, src); }},
+		{"Max Connecting", "max_connecting", nullptr, Setting::MaxConnecting,
+			[](S& s, const std::string& v, const std::string& src) { s.maxConnecting = parseCount(v, src); }},
 	};
 	return keywords;
 }

@@ -33,7 +33,9 @@ enum class Setting
 	// TLS, protocol version and Kerberos keywords
 	SslCertificate, SslKey, SslPassword, SslCertMode, SslCrl, SslCrlDirectory, SslSni, SslMinProtocolVersion,
 	SslMaxProtocolVersion, SslKeyLogFile, MinProtocolVersion, MaxProtocolVersion, SslNegotiation,
-	KerberosServiceName, GssEncMode, GssDelegation
+	KerberosServiceName, GssEncMode, GssDelegation,
+	// high availability: topology sources, the health monitor, storm control (doc/high-availability.md)
+	TopologySource, TopologyRefresh, HealthCheckInterval, MaxConnecting
 };
 
 
@@ -59,7 +61,9 @@ struct ConnectionKeywords
 		/// keywords of issue 29 (hostaddr, service, options, ..., and those refused with a reason), then the TLS,
 		/// protocol version and Kerberos keywords (SSL Certificate, SSL Key, SSL Password, SSL Certificate Mode,
 		/// SSL CRL, SSL CRL Directory, SSL SNI, SSL Min and Max Protocol Version, SSL Key Log File, Min and Max
-		/// Protocol Version, SSL Negotiation, Kerberos Service Name, GSS Encryption Mode, GSS Delegation).
+		/// Protocol Version, SSL Negotiation, Kerberos Service Name, GSS Encryption Mode, GSS Delegation), then the
+		/// high-availability keywords (Topology Source, Topology Refresh Interval, Health Check Interval,
+		/// Max Connecting).
 
 	static const Keyword* find(const std::string& written);
 		/// The keyword written (trimmed, any letter case) as its canonical name, the canonical name without

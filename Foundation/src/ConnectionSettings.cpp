@@ -325,6 +325,10 @@ std::string ConnectionSettings::toString() const
 	addText("Kerberos Service Name", kerberosServiceName);
 	add("GSS Encryption Mode", BlueTusk::toString(gssEncMode));
 	add("GSS Delegation", boolean(gssDelegation));
+	if (!topologySource.empty()) addText("Topology Source", topologySource);
+	addIfChanged("Topology Refresh Interval", seconds(topologyRefresh), seconds(defaults.topologyRefresh));
+	addIfChanged("Health Check Interval", seconds(healthCheckInterval), seconds(defaults.healthCheckInterval));
+	addIfChanged("Max Connecting", std::to_string(maxConnecting), std::to_string(defaults.maxConnecting));
 	return text;
 }
 
@@ -439,7 +443,11 @@ bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 		sslNegotiation == other.sslNegotiation &&
 		kerberosServiceName == other.kerberosServiceName &&
 		gssEncMode == other.gssEncMode &&
-		gssDelegation == other.gssDelegation;
+		gssDelegation == other.gssDelegation &&
+		topologySource == other.topologySource &&
+		topologyRefresh == other.topologyRefresh &&
+		healthCheckInterval == other.healthCheckInterval &&
+		maxConnecting == other.maxConnecting;
 }
 
 

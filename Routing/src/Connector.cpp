@@ -21,7 +21,8 @@ namespace BlueTusk {
 
 namespace {
 
-const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY, RETRY_PLUGIN_LIBRARY};
+const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY, RETRY_PLUGIN_LIBRARY,
+	TOPOLOGY_PLUGIN_LIBRARY};
 
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator)
@@ -48,9 +49,10 @@ std::string toString(PolicyFamily family)
 	case PolicyFamily::HostOrder:     return "host order";
 	case PolicyFamily::TargetSession: return "target session";
 	case PolicyFamily::Eviction:      return "eviction";
-	case PolicyFamily::Retry:         break;
+	case PolicyFamily::Retry:         return "retry";
+	case PolicyFamily::Topology:      break;
 	}
-	return "retry";
+	return "topology";
 }
 
 
@@ -61,6 +63,7 @@ struct Connector::Impl
 	PluginRegistry<TargetSessionPolicy> targets{"target session"};
 	PluginRegistry<EvictionPolicy> evictions{"eviction"};
 	PluginRegistry<RetryPolicy> retries{"retry"};
+	PluginRegistry<TopologySource> topologies{"topology"};
 	bool standardTried = false;
 	std::set<std::string> loadedStandard;           // base names of standard libraries loaded
 	std::map<std::string, std::string> loadFailures; // base name -> why it could not be loaded
@@ -71,6 +74,7 @@ struct Connector::Impl
 	std::map<std::string, TargetSessionPolicy::Ptr> targetCache;
 	std::map<std::string, EvictionPolicy::Ptr> evictionCache;
 	std::map<std::string, RetryPolicy::Ptr> retryCache;
+	std::map<std::string, TopologySource::Ptr> topologyCache; // unused: every source is a fresh instance
 	SessionFactory::Ptr factory;
 	HostStateRegistry hostStates;
 
@@ -100,6 +104,7 @@ struct Connector::Impl
 		attempt(targets);
 		attempt(evictions);
 		attempt(retries);
+		attempt(topologies);
 		if (any) loadedPaths.insert(path);
 		else why = reasons.empty() ? std::string("no manifest") : reasons.front();
 		return any;
@@ -311,6 +316,12 @@ RetryPolicy::Ptr Connector::retryPolicy(const std::string& name)
 }
 
 
+TopologySource::Ptr Connector::createTopologySource(const std::string& name)
+{
+	return _impl->lookup(_impl->topologies, _impl->topologyCache, PolicyFamily::Topology, name, STANDARD_LIBRARIES[4], true);
+}
+
+
 std::vector<std::string> Connector::policyNames(PolicyFamily family)
 {
 	_impl->loadStandard({});
@@ -319,9 +330,10 @@ std::vector<std::string> Connector::policyNames(PolicyFamily family)
 	case PolicyFamily::HostOrder:     return _impl->hostOrders.names();
 	case PolicyFamily::TargetSession: return _impl->targets.names();
 	case PolicyFamily::Eviction:      return _impl->evictions.names();
-	case PolicyFamily::Retry:         break;
+	case PolicyFamily::Retry:         return _impl->retries.names();
+	case PolicyFamily::Topology:      break;
 	}
-	return _impl->retries.names();
+	return _impl->topologies.names();
 }
 
 

@@ -191,6 +191,28 @@ public:
 		/// GSS Delegation / gssdelegation (PGGSSDELEGATION): forward the client's Kerberos credentials to the
 		/// server (GSS_C_DELEG_FLAG), libpq 16; default off.
 
+	// High availability (doc/high-availability.md)
+	std::string topologySource;
+		/// Topology Source / topology_source: "<source>:<location>" names a topology source plugin and where
+		/// it reads the cluster's members, e.g. "patroni:http://10.0.0.1:8008,http://10.0.0.2:8008" (Patroni's
+		/// REST API, GET /cluster) or "pg_auto_failover:host=monitor port=5432 dbname=pg_auto_failover ..."
+		/// (the pg_auto_failover monitor). A data source then uses the members the source reports as its
+		/// host list (the endpoints written here are the seed and the fallback); empty: the host list as
+		/// written. Passwords in the location are secrets (redactor(), toString()).
+	Poco::Timespan topologyRefresh = Poco::Timespan(1, 0);
+		/// Topology Refresh Interval / topology_refresh_interval: seconds between two reads of the topology
+		/// source (a source that pushes changes, like pg_auto_failover's LISTEN channel, is read at once on
+		/// a push); at least 0.05. A member added or removed is used or dropped within one interval.
+	Poco::Timespan healthCheckInterval = Poco::Timespan(1, 0);
+		/// Health Check Interval / health_check_interval: seconds between two rounds of the connector's
+		/// background health monitor for the endpoints of a data source (down endpoints re-probed, roles
+		/// watched through idle sessions; doc/high-availability.md); 0 turns the monitor off for this data
+		/// source. Direct opens (BlueTuskConnection::open()) never use it.
+	int maxConnecting = 2;
+		/// Max Connecting / max_connecting: at most this many new sessions being opened at once per endpoint
+		/// per data source (MongoDB drivers' maxConnecting, default 2); further checkouts wait for one of
+		/// them or for a returned session, within Checkout Timeout. 0: no limit.
+
 	int requestedProtocolVersion() const;
 		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the
 		/// higher of 3.0 and Min Protocol Version.

@@ -23,6 +23,8 @@ constexpr const char* EVICTION_PLUGIN_LIBRARY = "BlueTuskEvictionPlugin";
 	/// Base name of the standard eviction plugin library.
 constexpr const char* RETRY_PLUGIN_LIBRARY = "BlueTuskRetryPlugin";
 	/// Base name of the standard retry plugin library.
+constexpr const char* TOPOLOGY_PLUGIN_LIBRARY = "BlueTuskTopologyPlugin";
+	/// Base name of the standard topology source plugin library (patroni, pg_auto_failover).
 
 BlueTusk_Foundation_API std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting);
 	/// The plugin search path, in order: the entries of the Plugin Path setting, then the ':'-separated

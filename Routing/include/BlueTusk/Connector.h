@@ -18,6 +18,7 @@
 #include "BlueTusk/Session.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/TargetSessionPolicy.h"
+#include "BlueTusk/TopologySource.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,16 +26,17 @@
 namespace BlueTusk {
 
 enum class PolicyFamily
-	/// The three policy families of doc/plugins.md.
+	/// The policy families of doc/plugins.md.
 {
 	HostOrder,      /// HostOrderPolicy (Routing): library BlueTuskHostOrderPlugin
 	TargetSession,  /// TargetSessionPolicy (Routing): library BlueTuskTargetSessionPlugin
 	Eviction,       /// EvictionPolicy (Pooling): library BlueTuskEvictionPlugin
-	Retry           /// RetryPolicy (Routing): library BlueTuskRetryPlugin
+	Retry,          /// RetryPolicy (Routing): library BlueTuskRetryPlugin
+	Topology        /// TopologySource (Routing): library BlueTuskTopologyPlugin (doc/high-availability.md)
 };
 
 BlueTusk_Routing_API std::string toString(PolicyFamily family);
-	/// "host order", "target session", "eviction".
+	/// "host order", "target session", "eviction", "retry", "topology".
 
 
 class BlueTusk_Routing_API Connector
@@ -43,7 +45,7 @@ class BlueTusk_Routing_API Connector
 	/// BlueTuskDataSource created through it.
 	///
 	/// Plugins. On first use of a registry the four standard plugin libraries (BlueTuskHostOrderPlugin,
-	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin) are looked up along the plugin search path:
+	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin, BlueTuskTopologyPlugin) are looked up along the plugin search path:
 	/// the directories or files of the connection string's "Plugin Path", then the BLUETUSK_PLUGIN_PATH
 	/// environment variable, then the install directory (lib/bluetusk/plugins), then the build tree.
 	/// A library that is not found leaves its family without the standard names (lookups then fail with a
@@ -102,6 +104,11 @@ public:
 
 	HostOrderPolicy::Ptr createHostOrderPolicy(const std::string& name);
 		/// A new, unshared instance (for HostOrderPolicy::configure() with per-data-source properties).
+
+	TopologySource::Ptr createTopologySource(const std::string& name);
+		/// A new, unshared topology source called name ("patroni", "pg_auto_failover", or a plugin's), not yet
+		/// configured: each data source with a Topology Source owns its own. Throws BlueTuskPluginException
+		/// listing the available names when no loaded plugin provides it.
 
 	std::vector<std::string> policyNames(PolicyFamily family);
 		/// The names the loaded plugins of family provide, sorted.

@@ -1,0 +1,15 @@
+//
+// TopologyManifest.cpp
+//
+// Library: BlueTusk/Plugins/Topology
+//
+// The Poco ClassLoader manifest of the topology source plugin library (doc/plugins.md,
+// doc/high-availability.md).
+//
+
+#include "BlueTusk/TopologySource.h"
+#include "Poco/ClassLibrary.h"
+
+POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
+	// one POCO_EXPORT_INTERFACE(<class>, "<name>") line per source: "patroni", "pg_auto_failover"
+POCO_END_MANIFEST
