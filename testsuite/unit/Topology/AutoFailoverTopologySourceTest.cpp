@@ -15,6 +15,26 @@
 using namespace BlueTusk;
 
 
+namespace {
+
+AutoFailoverNode node(const std::string& name, const std::string& host, int port, const std::string& reported,
+	const std::string& goal, int health, Poco::UInt32 timeline, Poco::Int64 lag)
+{
+	AutoFailoverNode n;
+	n.name = name;
+	n.host = host;
+	n.port = port;
+	n.reportedState = reported;
+	n.goalState = goal;
+	n.health = health;
+	n.timeline = timeline;
+	n.lagBytes = lag;
+	return n;
+}
+
+} // namespace
+
+
 class AutoFailoverTopologySourceTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(AutoFailoverTopologySourceTest);
@@ -66,16 +86,7 @@ public:
 
 	void testMemberFromNode()
 	{
-		AutoFailoverNode node;
-		node.name = "node2";
-		node.host = "127.0.0.2";
-		node.port = 57500;
-		node.reportedState = "secondary";
-		node.goalState = "secondary";
-		node.health = 1;
-		node.timeline = 3;
-		node.lagBytes = 4096;
-		const TopologyMember member = AutoFailoverTopologySource::member(node);
+		const TopologyMember member = AutoFailoverTopologySource::member(node("node2", "127.0.0.2", 57500, "secondary", "secondary", 1, 3, 4096));
 		CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.2"), member.endpoint.host());
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt16(57500), member.endpoint.port());
 		CPPUNIT_ASSERT_EQUAL(std::string("node2"), member.name);
@@ -87,14 +98,7 @@ public:
 
 	void testDemotedPrimaryMember()
 	{
-		AutoFailoverNode node;
-		node.name = "node1";
-		node.host = "127.0.0.1";
-		node.port = 5432;
-		node.reportedState = "primary";
-		node.goalState = "demoted";
-		node.health = 0;
-		const TopologyMember member = AutoFailoverTopologySource::member(node);
+		const TopologyMember member = AutoFailoverTopologySource::member(node("node1", "127.0.0.1", 5432, "primary", "demoted", 0, 0, -1));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Unknown), toString(member.role));
 		CPPUNIT_ASSERT_EQUAL(std::string("primary -> demoted, unhealthy"), member.state);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(0), member.timeline);
