@@ -40,8 +40,8 @@ public:
 		scenario.fault = [&cluster](int) { CPPUNIT_ASSERT_EQUAL(0, cluster.run("kill-primary")); };
 		scenario.restore = "start-node %";
 		const Outcome outcome = runScenario(scenario);
-		// scripts/pg-auto-failover's monitor settings: unhealthy after about 1.5 s, commits accepted about
-		// 4-5 s after the loss.
+		// scripts/pg-auto-failover's monitor settings: unhealthy after about 1.2 s, writes accepted 5.8-9.1 s
+		// after the loss (17 runs); first BlueTusk write -6.2 to +29.7 ms after that.
 		CPPUNIT_ASSERT_MESSAGE("promotion within 20 s: " + std::to_string(outcome.faultToPromotionMs) + " ms",
 			outcome.faultToPromotionMs < 20000);
 		CPPUNIT_ASSERT_MESSAGE("the monitor promoted only after it found the primary unhealthy (> 1 s): " +
