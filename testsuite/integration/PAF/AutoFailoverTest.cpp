@@ -41,9 +41,11 @@ public:
 		scenario.restore = "start-node %";
 		const Outcome outcome = runScenario(scenario);
 		// scripts/pg-auto-failover's monitor settings: unhealthy after about 1.2 s, writes accepted 5.8-9.1 s
-		// after the loss (17 runs); first BlueTusk write -6.2 to +29.7 ms after that.
-		CPPUNIT_ASSERT_MESSAGE("promotion within 20 s: " + std::to_string(outcome.faultToPromotionMs) + " ms",
-			outcome.faultToPromotionMs < 20000);
+		// after the loss (17 runs), 13-19 s at a load average of 12 on the 2 cores (the monitor's health
+		// checks and the keepers' rounds stretch); first BlueTusk write -10.6 to +29.7 ms after that. The
+		// bound on the promotion is the Patroni suite's (30 s).
+		CPPUNIT_ASSERT_MESSAGE("promotion within 30 s: " + std::to_string(outcome.faultToPromotionMs) + " ms",
+			outcome.faultToPromotionMs < 30000);
 		CPPUNIT_ASSERT_MESSAGE("the monitor promoted only after it found the primary unhealthy (> 1 s): " +
 			std::to_string(outcome.faultToPromotionMs) + " ms", outcome.faultToPromotionMs > 1000);
 		CPPUNIT_ASSERT_MESSAGE("first write within 100 ms of the new primary accepting writes: " +
