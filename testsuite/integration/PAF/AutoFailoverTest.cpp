@@ -41,7 +41,7 @@ public:
 		scenario.restore = "start-node %";
 		const Outcome outcome = runScenario(scenario);
 		// scripts/pg-auto-failover's monitor settings: unhealthy after about 1.2 s, writes accepted 5.8-9.1 s
-		// after the loss (17 runs), 13-19 s at a load average of 12 on the 2 cores (the monitor's health
+		// after the loss (20 runs), 13-19 s at a load average of 12 on the 2 cores (the monitor's health
 		// checks and the keepers' rounds stretch); first BlueTusk write -10.6 to +29.7 ms after that. The
 		// bound on the promotion is the Patroni suite's (30 s).
 		CPPUNIT_ASSERT_MESSAGE("promotion within 30 s: " + std::to_string(outcome.faultToPromotionMs) + " ms",
