@@ -7,6 +7,7 @@
 #include "FleetErrors.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
+#include <cctype>
 #include <cstdio>
 
 namespace BlueTusk {
@@ -45,7 +46,21 @@ std::string errorKind(const Poco::Exception& exc)
 			if (!server->sqlState().empty()) return server->sqlState();
 		}
 	}
-	return exc.name();
+	std::string codes;
+	for (const Poco::Exception* current = &exc; current; current = current->nested())
+	{
+		auto attempts = dynamic_cast<const HostAttemptsException*>(current);
+		if (!attempts) continue;
+		for (const HostAttempt& attempt: attempts->attempts())
+		{
+			// "57P03 the database system is starting up": an attempt's detail starts with its SQLSTATE.
+			const std::string code = attempt.detail.substr(0, 5);
+			const bool sqlState = code.size() == 5 && attempt.detail.size() > 5 && attempt.detail[5] == ' ' &&
+				std::isdigit(static_cast<unsigned char>(code[0])) && std::isdigit(static_cast<unsigned char>(code[1]));
+			if (sqlState && codes.find(code) == std::string::npos) codes += (codes.empty() ? "" : ",") + code;
+		}
+	}
+	return codes.empty() ? std::string(exc.name()) : std::string(exc.name()) + " (" + codes + ")";
 }
 
 

@@ -24,8 +24,9 @@ bool carriesSqlState(const Poco::Exception& exc, const std::string& sqlState);
 
 std::string errorKind(const Poco::Exception& exc);
 	/// "53300" when exc carries SQLSTATE 53300 (carriesSqlState()); else the SQLSTATE of the first
-	/// BlueTuskServerException in the nested chain; else the exception's name() ("no acceptable host",
-	/// "pool timeout", ...). Never contains a password (names and SQLSTATEs only).
+	/// BlueTuskServerException in the nested chain; else the exception's name(), followed for a
+	/// multi-host failure by the SQLSTATEs its attempts met ("No acceptable host (57P03)"). Never contains
+	/// a password (names and SQLSTATEs only).
 
 std::string jsonText(const std::string& text);
 	/// text as a JSON string literal, quotes included.
