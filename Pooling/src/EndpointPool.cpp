@@ -12,6 +12,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "PoolManagerImpl.h"
 #include "Poco/Exception.h"
+#include <chrono>
 #include <set>
 
 namespace BlueTusk {
@@ -37,7 +38,37 @@ std::string describeException(const std::exception_ptr& error, const SecretRedac
 	}
 }
 
+std::string tooManyConnections(const std::exception_ptr& error)
+{
+	try
+	{
+		std::rethrow_exception(error);
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (exc.sqlState() == "53300") return exc.fields().message.empty() ? exc.message() : exc.fields().message;
+	}
+	catch (...)
+	{
+	}
+	return std::string();
+}
+
 } // namespace Detail
+
+
+namespace {
+
+Poco::Timespan warmUpWait(const ConnectionSettings& settings)
+	/// How long warmUp() waits for an open in flight when Max Connecting is reached: the Checkout Timeout,
+	/// else the connect Timeout, else 15 s.
+{
+	if (settings.checkoutTimeout.totalMicroseconds() > 0) return settings.checkoutTimeout;
+	if (settings.connectTimeout.totalMicroseconds() > 0) return settings.connectTimeout;
+	return Poco::Timespan(15, 0);
+}
+
+} // namespace
 
 
 EndpointPool::EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& endpoint):
@@ -117,13 +148,16 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 	}
 	if (error)
 	{
+		const std::string refusal = Detail::tooManyConnections(error);
 		{
 			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			--_impl->busy;
 			// A parallel race's loser, cancelled because another endpoint won, did not fail to connect.
 			if (!cancellation || !cancellation->isCancelled()) ++_impl->connectFailures;
-			m.dispatchLocked(*this, closer);
+			// 53300 is capacity, not a down host: stop opening for a backoff, reuse what is open.
+			if (!refusal.empty()) m.noteRefusalLocked(*this, m.redactor.redact(refusal));
+			m.openEndedLocked(*this, closer);
 		}
 		if (m.logger.debug()) m.logger.debug("opening a session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(error, m.redactor));
 		std::rethrow_exception(error);
@@ -140,11 +174,14 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		entry->info.lifetime = 0;
 	}
 	{
+		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		++_impl->created;
 		_impl->noteRole(*session, true);
+		m.noteOpenedLocked(*this);
+		m.openEndedLocked(*this, closer);   // the reservation is now this busy session
 	}
 	entry->session = std::move(session);
 	if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);
@@ -164,7 +201,29 @@ void EndpointPool::cancelReservation()
 		return;
 	}
 	--_impl->busy;
-	m.dispatchLocked(*this, closer);
+	m.openEndedLocked(*this, closer);
+}
+
+
+bool EndpointPool::openIdle()
+{
+	PoolManager::Impl& m = *_manager._impl;
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		if (!m.options.keepIdle || _impl->pending > 0 || m.stopping || !m.reserveLocked(*this)) return false;
+	}
+	PoolEntryPtr entry;
+	try
+	{
+		entry = openReserved();
+	}
+	catch (...)
+	{
+		m.logger.warning("opening an idle session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(std::current_exception(), m.redactor));
+		return false;
+	}
+	release(std::move(entry));
+	return true;
 }
 
 
@@ -243,6 +302,26 @@ int EndpointPool::closeIdle()
 			closer.add(std::move(item->session));
 		}
 		_impl->idle.clear();
+	}
+	const int count = static_cast<int>(closer.size());
+	closer.closeAll();
+	return count;
+}
+
+
+int EndpointPool::closeIdle(int atMost)
+{
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger, m.redactor);
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		const std::size_t count = std::min<std::size_t>(_impl->idle.size(), static_cast<std::size_t>(std::max(0, atMost)));
+		for (std::size_t i = 0; i < count; ++i)
+		{
+			++_impl->closed;
+			closer.add(std::move(_impl->idle[i]->session));   // the front: least recently returned
+		}
+		_impl->idle.erase(_impl->idle.begin(), _impl->idle.begin() + static_cast<std::ptrdiff_t>(count));
 	}
 	const int count = static_cast<int>(closer.size());
 	closer.closeAll();
@@ -376,14 +455,27 @@ void EndpointPool::warmUpPool(bool background)
 	{
 		const int unopened = needed - i;
 		{
+			// Max Connecting and a 53300 backoff hold for warm-up too. The pruning thread leaves the rest to
+			// its next pass; warmUp() waits (at most a Checkout Timeout) for an open in flight to end.
 			Detail::SessionCloser closer(m.logger, m.redactor);
-			std::lock_guard<std::mutex> lock(m.mutex);
-			if (_impl->draining || m.stopping || (background && m.stopPruning))
+			std::unique_lock<std::mutex> lock(m.mutex);
+			const Poco::Timestamp until = Poco::Timestamp() + warmUpWait(m.settings).totalMicroseconds();
+			bool giveUp = false;
+			for (;;)
+			{
+				if (_impl->draining || m.stopping || (background && m.stopPruning)) giveUp = true;
+				else if (m.mayConnectLocked(*this)) break;
+				else if (background || _impl->refusedUntil != 0 || Poco::Timestamp() >= until) giveUp = true;
+				if (giveUp) break;
+				m.openFinished.wait_for(lock, std::chrono::microseconds(until - Poco::Timestamp()));
+			}
+			if (giveUp)
 			{
 				_impl->busy -= unopened;
 				m.dispatchLocked(*this, closer);
 				return;
 			}
+			++_impl->connecting;
 		}
 		Session::Ptr session;
 		std::exception_ptr error;
@@ -406,7 +498,9 @@ void EndpointPool::warmUpPool(bool background)
 				std::lock_guard<std::mutex> lock(m.mutex);
 				_impl->busy -= unopened;
 				++_impl->connectFailures;
-				m.dispatchLocked(*this, closer);
+				const std::string refusal = Detail::tooManyConnections(error);
+				if (!refusal.empty()) m.noteRefusalLocked(*this, m.redactor.redact(refusal));
+				m.openEndedLocked(*this, closer);
 			}
 			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(error, m.redactor));
 			return;
@@ -428,7 +522,9 @@ void EndpointPool::warmUpPool(bool background)
 		_impl->noteRole(*entry->session, true);
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
+		m.noteOpenedLocked(*this);
 		m.parkLocked(*this, std::move(entry), closer);
+		m.openEndedLocked(*this, closer);
 	}
 	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": warmed up to " + std::to_string(needed) + " more session(s)");
 }

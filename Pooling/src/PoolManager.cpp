@@ -138,9 +138,52 @@ PoolEntryPtr PoolManager::Impl::takeIdleLocked(EndpointPool& pool, Detail::Sessi
 bool PoolManager::Impl::reserveLocked(EndpointPool& pool)
 {
 	EndpointPool::Impl& s = state(pool);
-	if (s.draining || !hasRoomLocked(pool)) return false;
+	if (s.draining || !hasRoomLocked(pool) || !mayConnectLocked(pool)) return false;
 	++s.busy;
+	++s.connecting;
 	return true;
+}
+
+
+bool PoolManager::Impl::mayConnectLocked(EndpointPool& pool) const
+{
+	EndpointPool::Impl& s = state(pool);
+	if (maxConnecting > 0 && s.connecting >= maxConnecting) return false;
+	if (s.refusedUntil != 0)
+	{
+		if (Poco::Timestamp().epochMicroseconds() < s.refusedUntil) return false;
+		s.refusedUntil = 0;   // the backoff ran out: the next open may try again
+	}
+	return true;
+}
+
+
+void PoolManager::Impl::openEndedLocked(EndpointPool& pool, Detail::SessionCloser& closer)
+{
+	EndpointPool::Impl& s = state(pool);
+	if (s.connecting > 0) --s.connecting;
+	openFinished.notify_all();
+	dispatchLocked(pool, closer);
+}
+
+
+void PoolManager::Impl::noteRefusalLocked(EndpointPool& pool, const std::string& text)
+{
+	EndpointPool::Impl& s = state(pool);
+	++s.refusals;
+	s.refusal = text;
+	if (!options.enforceMaximum) return;   // a direct open (no pool) moves on to the next host instead
+	s.refusalBackoff = s.refusalBackoff <= 0 ? REFUSAL_BACKOFF_START : std::min(s.refusalBackoff * 2, REFUSAL_BACKOFF_MAX);
+	s.refusedUntil = Poco::Timestamp().epochMicroseconds() + s.refusalBackoff;
+}
+
+
+void PoolManager::Impl::noteOpenedLocked(EndpointPool& pool)
+{
+	EndpointPool::Impl& s = state(pool);
+	s.refusalBackoff = 0;
+	s.refusedUntil = 0;
+	s.refusal.clear();
 }
 
 
@@ -268,12 +311,14 @@ PoolStatistics PoolManager::Impl::statisticsLocked(const EndpointPool& pool) con
 	stats.total = s.total();
 	stats.idle = static_cast<int>(s.idle.size());
 	stats.busy = s.busy;
+	stats.connecting = s.connecting;
 	stats.pending = s.pending;
 	stats.created = s.created;
 	stats.closed = s.closed;
 	stats.evicted = s.evicted;
 	stats.checkoutTimeouts = s.checkoutTimeouts;
 	stats.connectFailures = s.connectFailures;
+	stats.refusals = s.refusals;
 	stats.minSize = s.minSize;
 	stats.maxSize = s.maxSize;
 	stats.draining = s.draining;
@@ -290,7 +335,12 @@ std::string PoolManager::Impl::describeLocked(const EndpointPool& pool) const
 	if (s.draining) text += "draining, ";
 	text += "total=" + std::to_string(s.total()) + ", idle=" + std::to_string(s.idle.size()) +
 		", busy=" + std::to_string(s.busy) + ", pending=" + std::to_string(s.pending) +
-		", max=" + (s.maxSize > 0 ? std::to_string(s.maxSize) : std::string("unlimited")) + ")";
+		", max=" + (s.maxSize > 0 ? std::to_string(s.maxSize) : std::string("unlimited"));
+	if (s.connecting > 0) text += ", connecting=" + std::to_string(s.connecting);
+	if (!s.refusal.empty())
+		text += ", the server refused new connections with SQLSTATE 53300 (too many connections) " + std::to_string(s.refusals) +
+			" time(s), last: " + s.refusal;
+	text += ")";
 	return text;
 }
 
@@ -322,6 +372,22 @@ void PoolManager::Impl::pruneLoop()
 			}
 		}
 		lock.lock();
+		if (!pruningHook || stopPruning) continue;
+		std::function<void(PoolManager&)> hook = pruningHook;
+		lock.unlock();
+		try
+		{
+			hook(*owner);
+		}
+		catch (Poco::Exception& exc)
+		{
+			logger.error(redactor.redact("the pruning hook failed: " + exc.displayText()));
+		}
+		catch (std::exception& exc)
+		{
+			logger.error(redactor.redact(std::string("the pruning hook failed: ") + exc.what()));
+		}
+		lock.lock();
 	}
 }
 
@@ -337,6 +403,8 @@ PoolManager::PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr
 	if (!_impl->factory) throw Poco::InvalidArgumentException("PoolManager needs a SessionFactory");
 	if (!_impl->eviction) throw Poco::InvalidArgumentException("PoolManager needs an EvictionPolicy");
 	if (_impl->options.pruneInterval <= 0) _impl->options.pruneInterval = Poco::Timespan(1, 0);
+	_impl->owner = this;
+	if (_impl->options.enforceMaximum) _impl->maxConnecting = std::max(0, _impl->settings.maxConnecting);
 	if (_impl->options.startPruning)
 	{
 		Impl* impl = _impl.get();
@@ -448,16 +516,39 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 	{
 		_impl->waiters.push_back(queued);
 		for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).pending;
+		const bool unlimited = deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX); // Checkout Timeout=0
 		while (!waiter.granted && !waiter.drained)
 		{
-			if (deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX))
+			const Poco::Timestamp now;
+			if (!unlimited && now >= deadline) break;
+			// A candidate backing off after a 53300 may open again when its backoff ends: wake up then and
+			// let it serve the first waiter (maybe another checkout) with a reservation.
+			Poco::Timestamp wakeAt = deadline;
+			for (EndpointPool* candidate: waiter.candidates)
 			{
-				waiter.wakeUp.wait(lock); // no limit (Checkout Timeout=0)
+				const Poco::Timestamp::TimeVal until = Impl::state(*candidate).refusedUntil;
+				if (until != 0 && until < wakeAt.epochMicroseconds()) wakeAt = Poco::Timestamp(until);
+			}
+			if (wakeAt < deadline)
+			{
+				if (wakeAt > now) waiter.wakeUp.wait_for(lock, std::chrono::microseconds(wakeAt - now));
+				if (waiter.granted || waiter.drained) break;
+				Detail::SessionCloser served(_impl->logger, _impl->redactor);
+				const Poco::Timestamp::TimeVal woke = Poco::Timestamp().epochMicroseconds();
+				for (EndpointPool* candidate: waiter.candidates)
+				{
+					EndpointPool::Impl& s = Impl::state(*candidate);
+					if (s.refusedUntil == 0 || woke < s.refusedUntil) continue;
+					s.refusedUntil = 0;   // the backoff ran out (cleared here so that no one spins on it)
+					_impl->dispatchLocked(*candidate, served);
+				}
+				lock.unlock();
+				served.closeAll();
+				lock.lock();
 				continue;
 			}
-			const Poco::Timestamp now;
-			if (now >= deadline) break;
-			waiter.wakeUp.wait_for(lock, std::chrono::microseconds(deadline - now));
+			if (unlimited) waiter.wakeUp.wait(lock);
+			else waiter.wakeUp.wait_for(lock, std::chrono::microseconds(deadline - now));
 		}
 		if (waiter.granted) return std::move(waiter.grant);
 	}
@@ -483,13 +574,27 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 		for (EndpointPool* candidate: waiter.candidates) --Impl::state(*candidate).pending;
 		_impl->waiters.erase(it);
 	}
-	for (EndpointPool* candidate: waiter.candidates) ++Impl::state(*candidate).checkoutTimeouts;
+	bool refused = false;
+	for (EndpointPool* candidate: waiter.candidates)
+	{
+		++Impl::state(*candidate).checkoutTimeouts;
+		refused = refused || !Impl::state(*candidate).refusal.empty();
+	}
 	lock.unlock();
 	closer.closeAll();
 	_impl->logger.warning("checkout timed out after " + std::to_string(waited) + " ms: " + counts);
 	throw BlueTuskPoolTimeoutException("no pooled session became available within the checkout timeout (waited " +
 		std::to_string(waited) + " ms): " + counts +
-		". Raise Maximum Pool Size or Checkout Timeout, or return sessions to the pool sooner");
+		(refused ? ". The server refused new connections (SQLSTATE 53300): raise its max_connections or the role's or"
+			" database's CONNECTION LIMIT, lower Maximum Pool Size, or return sessions to the pool sooner"
+			: ". Raise Maximum Pool Size or Checkout Timeout, or return sessions to the pool sooner"));
+}
+
+
+void PoolManager::setPruningHook(std::function<void(PoolManager&)> hook)
+{
+	std::lock_guard<std::mutex> lock(_impl->mutex);
+	_impl->pruningHook = std::move(hook);
 }
 
 

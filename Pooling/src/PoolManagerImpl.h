@@ -20,6 +20,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -107,7 +108,15 @@ struct EndpointPool::Impl
 	                                       /// itself (session and info) is what the next checkout takes: no
 	                                       /// allocation or copy per checkout (doc/performance.md, R2)
 	int busy = 0;                          /// leased + reserved + being opened
+	int connecting = 0;                    /// of busy: reservations and warm-up opens not finished yet
+	                                       /// (at most Max Connecting, PoolManager::Impl::mayConnectLocked)
 	int pending = 0;                       /// waiters whose candidate set contains this pool
+	Poco::UInt64 refusals = 0;             /// opens refused with SQLSTATE 53300 (too many connections)
+	Poco::Timestamp::TimeVal refusedUntil = 0;
+		/// after a 53300: no new open before this (system clock, microseconds); 0: none pending
+	Poco::Timespan::TimeDiff refusalBackoff = 0;
+		/// the last backoff after a 53300 (50 ms doubling to 1 s); 0 again after a successful open
+	std::string refusal;                   /// the last 53300's text until an open succeeds ("" : none)
 	Poco::UInt64 created = 0;
 	Poco::UInt64 closed = 0;
 	Poco::UInt64 evicted = 0;
@@ -160,8 +169,13 @@ struct PoolManager::Impl
 	SessionFactory::Ptr factory;
 	EvictionPolicy::Ptr eviction;
 	Options options;
+	int maxConnecting = 0;     /// Max Connecting when the maximum is enforced (a data source); 0: no limit
 	PoolClock::Ptr clock;
 	Poco::Logger& logger;
+	PoolManager* owner = nullptr;   /// the manager this is the state of (the pruning hook gets it)
+
+	static constexpr Poco::Timespan::TimeDiff REFUSAL_BACKOFF_START = 50000;    /// 50 ms after a first 53300
+	static constexpr Poco::Timespan::TimeDiff REFUSAL_BACKOFF_MAX = 1000000;    /// doubling up to 1 s
 
 	mutable std::mutex mutex;
 	std::atomic<PoolObserver*> observer{nullptr};           /// PoolManager::setObserver(); null: none
@@ -170,6 +184,8 @@ struct PoolManager::Impl
 	std::map<BlueTuskHostEndpoint, EndpointPool*> index;
 	std::list<std::shared_ptr<Detail::PoolWaiter>> waiters;           /// FIFO: front() waits longest
 	std::condition_variable pruneWakeUp;
+	std::condition_variable openFinished;                   /// an open in flight ended (warmUp() waits on it)
+	std::function<void(PoolManager&)> pruningHook;          /// setPruningHook(); empty: none
 	bool stopPruning = false;                               /// the pruning thread is to end
 	bool stopping = false;                                  /// the manager is being destroyed
 	std::thread pruner;
@@ -186,7 +202,22 @@ struct PoolManager::Impl
 		/// counts it busy; null when there is none or the pool is draining. Ignores waiters.
 
 	bool reserveLocked(EndpointPool& pool);
-		/// Counts one more busy session when not draining and there is room. Ignores waiters.
+		/// Counts one more busy (and connecting) session when not draining, there is room and
+		/// mayConnectLocked(). Ignores waiters.
+
+	bool mayConnectLocked(EndpointPool& pool) const;
+		/// Whether pool may start one more open: fewer than Max Connecting in flight and no 53300 backoff
+		/// running (an expired one is cleared here).
+
+	void openEndedLocked(EndpointPool& pool, Detail::SessionCloser& closer);
+		/// One open in flight ended (success or failure): connecting - 1, then the capacity it frees goes
+		/// to the waiters and a waiting warmUp() is told.
+
+	void noteRefusalLocked(EndpointPool& pool, const std::string& text);
+		/// The server refused an open with 53300: start (or double) the pool's backoff (doc/pooling.md).
+
+	void noteOpenedLocked(EndpointPool& pool);
+		/// An open succeeded: the 53300 backoff ends.
 
 	void dispatchLocked(EndpointPool& pool, Detail::SessionCloser& closer);
 		/// Serves the waiters whose set contains pool, first come first served, with its idle sessions and

@@ -13,12 +13,14 @@ PoolStatistics& PoolStatistics::operator += (const PoolStatistics& other)
 	total += other.total;
 	idle += other.idle;
 	busy += other.busy;
+	connecting += other.connecting;
 	pending += other.pending;
 	created += other.created;
 	closed += other.closed;
 	evicted += other.evicted;
 	checkoutTimeouts += other.checkoutTimeouts;
 	connectFailures += other.connectFailures;
+	refusals += other.refusals;
 	minSize += other.minSize;
 	maxSize += other.maxSize;
 	draining = draining || other.draining;
@@ -40,6 +42,8 @@ std::string PoolStatistics::toString() const
 		" closed=" + std::to_string(closed) + " evicted=" + std::to_string(evicted) +
 		" timeouts=" + std::to_string(checkoutTimeouts) + " failures=" + std::to_string(connectFailures) +
 		" min=" + std::to_string(minSize) + " max=" + std::to_string(maxSize) +
+		(connecting > 0 ? " connecting=" + std::to_string(connecting) : std::string()) +
+		(refusals > 0 ? " refused=" + std::to_string(refusals) : std::string()) +
 		(statements.prepared + statements.cacheHits > 0 ? " prepared=" + std::to_string(statements.prepared) +
 			" cacheHits=" + std::to_string(statements.cacheHits) + " evictions=" + std::to_string(statements.evictions) +
 			" reprepared=" + std::to_string(statements.reprepared) : std::string()) +

@@ -53,8 +53,7 @@ std::string transportDetail(const BlueTuskTransportException& exc, const Connect
 
 bool isSqlStateAvailability(const std::string& sqlState)
 {
-	return sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" || sqlState == "53300" ||
-		sqlState.compare(0, 2, "08") == 0;
+	return sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" || sqlState.compare(0, 2, "08") == 0;
 }
 
 } // namespace
@@ -74,6 +73,7 @@ AttemptFailure AttemptFailure::classify(const Poco::Exception& exc, const Connec
 		const std::string& sqlState = server->sqlState();
 		failure.detail = sqlState.empty() ? server->message() : sqlState + " " + server->fields().message;
 		if (server->isAuthenticationError() || sqlState.compare(0, 2, "28") == 0) failure.kind = AUTHENTICATION;
+		else if (sqlState == "53300") failure.kind = CAPACITY;   // before isAvailabilityError(), which counts it
 		else if (server->isAvailabilityError() || isSqlStateAvailability(sqlState)) failure.kind = UNAVAILABLE;
 		else failure.kind = SERVER_ERROR;
 	}

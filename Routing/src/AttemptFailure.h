@@ -22,8 +22,10 @@ struct AttemptFailure
 	enum Kind
 	{
 		AUTHENTICATION, /// class 28, BlueTuskAuthenticationException: stop the whole open at once
-		UNAVAILABLE,    /// network, timeout, closed before ready, protocol error, 57P01/57P02/57P03/53300/08xxx:
+		UNAVAILABLE,    /// network, timeout, closed before ready, protocol error, 57P01/57P02/57P03/08xxx:
 		                /// mark the endpoint down, go on
+		CAPACITY,       /// 53300 too many connections: the server is up but full; not marked down; a pooled
+		                /// checkout waits for that endpoint's sessions (its pool backs off), a direct open goes on
 		SERVER_ERROR,   /// any other ErrorResponse during startup (e.g. 3D000): go on, not marked down
 		CANCELLED       /// a racing attempt abandoned because another endpoint won
 	};

@@ -11,6 +11,7 @@
 #include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "Freshness.h"
+#include "Rebalancer.h"
 #include "Router.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
@@ -230,6 +231,9 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);
 	_impl->buildFastPath();
+	// Storm control: a load-balancing order moves idle sessions to a standby that came back or joined.
+	if (Detail::Rebalancer::appliesTo(_impl->hostOrder->name()))
+		_impl->manager->setPruningHook(Detail::Rebalancer(_impl->settings, _impl->connector.hostStates()));
 	Poco::Logger::get("BlueTusk.Routing").information("data source created: %s", settings.toString());
 }
 

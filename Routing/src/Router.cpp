@@ -461,6 +461,12 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 		attempt.outcome = HostAttempt::FAILED;
 		_request.hostStates->markDown(slot.endpoint, failure.detail);
 		break;
+	case AttemptFailure::CAPACITY:
+		// 53300: full, not down. The pool backs off (EndpointPool::openReserved); a pooled checkout waits
+		// for one of this endpoint's sessions, or its next open, beside the other acceptable endpoints.
+		attempt.outcome = HostAttempt::FAILED;
+		if (_request.pooled) state.addSaturated(slot.pool, slot.tier);
+		break;
 	case AttemptFailure::SERVER_ERROR:
 		attempt.outcome = HostAttempt::FAILED;
 		break;

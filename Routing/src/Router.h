@@ -44,7 +44,9 @@ class Router
 	///     records "standby, target primary" and releases the session. Once a fallback is kept, the later
 	///     tiers (only fallbacks or known-bad endpoints) are not tried.
 	///   - Failures: authentication stops everything (BlueTuskAuthenticationException); availability
-	///     failures mark the endpoint down and move on; other server errors move on.
+	///     failures mark the endpoint down and move on; other server errors move on. SQLSTATE 53300 (too
+	///     many connections) is capacity: not marked down; pooled, the endpoint counts as saturated (its
+	///     pool backs off) and the checkout waits for it beside the other acceptable endpoints.
 	///   - Freshness (Request::freshness, doc/freshness.md): roles are probed through the rule, which also
 	///     learns the WAL positions in the same round trip, and its refine() may turn a standby's verdict into
 	///     Fallback or Reject; the attempt's detail then carries its reason.

@@ -209,9 +209,9 @@ public:
 		/// watched through idle sessions; doc/high-availability.md); 0 turns the monitor off for this data
 		/// source. Direct opens (BlueTuskConnection::open()) never use it.
 	int maxConnecting = 2;
-		/// Max Connecting / max_connecting: at most this many new sessions being opened at once per endpoint
-		/// per data source (MongoDB drivers' maxConnecting, default 2); further checkouts wait for one of
-		/// them or for a returned session, within Checkout Timeout. 0: no limit.
+		/// Max Connecting / max_connecting: new sessions being opened at once per endpoint per data source (checkouts,
+		/// races, warm-up, rebalancing: PoolStatistics::connecting; MongoDB's maxConnecting, default 2); further checkouts
+		/// wait for one to end or a returned session, within Checkout Timeout (doc/high-availability.md). 0: no limit.
 
 	int requestedProtocolVersion() const;
 		/// The minor protocol version the StartupMessage asks for: Max Protocol Version, or when not given the

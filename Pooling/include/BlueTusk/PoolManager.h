@@ -18,6 +18,7 @@
 #include "BlueTusk/Session.h"
 #include "Poco/Timestamp.h"
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -82,13 +83,20 @@ public:
 		/// opens, warms up or adopts). Thread-safe.
 
 	bool tryReserve();
-		/// Reserves room for one new session if total < maximum and not draining (and nobody waits).
-		/// The reservation counts as busy until openReserved() or cancelReservation().
+		/// Reserves room for one new session if total < maximum and not draining (and nobody waits), fewer
+		/// than Max Connecting opens of this pool are in flight (reservations and warm-up opens; pools that
+		/// enforce no maximum have no such limit), and no 53300 backoff runs (see openReserved()).
+		/// The reservation counts as busy and as connecting until openReserved() or cancelReservation().
 
 	PoolEntryPtr openReserved();
 		/// Opens a new session through the SessionFactory on a reservation. On failure the reservation is
 		/// released (waiters are told), connectFailures is counted (not for an open abandoned through its
 		/// OpenCancellation, e.g. a parallel race's loser), and the factory's exception propagates.
+		/// Success or failure, the open no longer counts as connecting and waiters are told.
+		/// A BlueTuskServerException with SQLSTATE 53300 (too many connections) is capacity, not a down
+		/// host: it is counted in refusals and, when the manager enforces a maximum (a data source), the
+		/// pool opens nothing for a backoff (50 ms, doubling to 1 s, ended by a successful open) while it
+		/// goes on handing out what is open; waitForAny() retries when the backoff ends.
 
 	PoolEntryPtr openReserved(const OpenCancellation& cancellation);
 		/// As openReserved(), through SessionFactory::openCancellable(): another thread may abandon the open
@@ -96,6 +104,16 @@ public:
 
 	void cancelReservation();
 		/// Gives back a reservation that was not used.
+
+	bool openIdle();
+		/// Opens one new session on a reservation (tryReserve() rules, Max Connecting included) and keeps
+		/// it idle (or hands it to the first waiter): the rebalancing of doc/high-availability.md, "Storm
+		/// control". False when no reservation was had, the pool keeps nothing idle or the open failed
+		/// (counted and logged, not thrown). Blocks for the open. Thread-safe.
+
+	int closeIdle(int atMost);
+		/// Closes up to atMost idle sessions now, least recently returned first (counted as closed, not
+		/// evicted) and returns how many; busy sessions are never touched. Thread-safe.
 
 	void release(PoolEntryPtr entry, bool broken = false);
 		/// Returns a leased session. A broken one (or one whose isBroken() is true) is closed; otherwise
@@ -227,6 +245,11 @@ public:
 	void stopPruning();
 		/// Stops the background pruning thread and waits for it (a pass in progress finishes first).
 		/// Idempotent; the destructor calls it. prune() and warmUp() still work when called directly.
+
+	void setPruningHook(std::function<void(PoolManager&)> hook);
+		/// Installs hook (empty: none), called by the background pruning thread after each pass over the
+		/// pools, without the manager's lock held (a data source rebalances its pools there). Not called
+		/// by prune() nor once stopPruning() began; an exception it throws is logged. Thread-safe.
 
 	void setObserver(PoolObserver::Ptr observer);
 		/// Installs observer (null: none) for every pool of this manager, now and later. A replaced

@@ -26,6 +26,7 @@ struct BlueTusk_Pooling_API PoolStatistics
 	int total = 0;       /// sessions owned by the pool(s): idle + busy
 	int idle = 0;        /// sessions ready to hand out
 	int busy = 0;        /// leased sessions, plus sessions being opened
+	int connecting = 0;  /// of busy: opens in flight (reservations and warm-up opens; at most Max Connecting)
 	int pending = 0;     /// checkouts waiting for capacity
 	Poco::UInt64 created = 0;          /// physical sessions opened successfully
 	Poco::UInt64 closed = 0;           /// physical sessions closed (any reason, evictions included)
@@ -33,6 +34,8 @@ struct BlueTusk_Pooling_API PoolStatistics
 	Poco::UInt64 checkoutTimeouts = 0; /// checkouts that gave up after Checkout Timeout
 	Poco::UInt64 connectFailures = 0;  /// failed attempts to open a new session (a parallel race's cancelled
 	                                   /// losers are not failures)
+	Poco::UInt64 refusals = 0;         /// of connectFailures: opens the server refused with SQLSTATE 53300
+	                                   /// (too many connections), taken as capacity, not as a down host
 	int minSize = 0;
 	int maxSize = 0;
 	bool draining = false;
@@ -53,7 +56,7 @@ struct BlueTusk_Pooling_API PoolStatistics
 	std::string toString() const;
 		/// "total=3 idle=1 busy=2 pending=0 created=3 closed=0 evicted=0 timeouts=0 failures=0 min=0 max=20",
 		/// then "prepared=2 cacheHits=96 evictions=0 reprepared=0" once a session prepared or hit anything,
-		/// "wal=0/3000060 lag=4.2 MB" once the position is known.
+		/// "wal=0/3000060 lag=4.2 MB" once the position is known; "connecting=2" and "refused=5" when not 0.
 };
 
 } // namespace BlueTusk

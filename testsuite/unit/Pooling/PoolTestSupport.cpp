@@ -177,7 +177,27 @@ FakeSessionFactory::FakeSessionFactory(std::shared_ptr<FakeWorld> world):
 Session::Ptr FakeSessionFactory::open(const BlueTuskHostEndpoint& endpoint, const ConnectionSettings&)
 {
 	thread_local std::mt19937 random(std::random_device{}());
+	struct InFlight
+	{
+		FakeWorld& world;
+		explicit InFlight(FakeWorld& w): world(w)
+		{
+			const int now = ++world.opening;
+			int peak = world.peakOpening.load();
+			while (now > peak && !world.peakOpening.compare_exchange_weak(peak, now)) {}
+		}
+		~InFlight() { --world.opening; }
+	} inFlight(*_world);
 	if (int delay = _world->openDelayMicroseconds.load()) Poco::Thread::sleep(delay / 1000 > 0 ? delay / 1000 : 1);
+	if (_world->refuseOpens)
+	{
+		++_world->refusals;
+		BlueTuskServerException::Fields fields;
+		fields.severity = "FATAL";
+		fields.sqlState = "53300";
+		fields.message = "too many connections for role \"app\"";
+		throw BlueTuskServerException(fields, false);
+	}
 	bool fail = false;
 	int pending = _world->failNextOpens.load();
 	while (pending > 0 && !fail)

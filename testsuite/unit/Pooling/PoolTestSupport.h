@@ -32,6 +32,10 @@ struct FakeWorld
 	std::atomic<int> openDelayMicroseconds{0};
 	std::atomic<int> failNextOpens{0};     /// the next N opens throw BlueTuskTransportException
 	std::atomic<int> openFailurePermille{0}; /// random open failures (per 1000)
+	std::atomic<bool> refuseOpens{false};  /// every open throws BlueTuskServerException 53300 (too many)
+	std::atomic<int> refusals{0};          /// opens refused so
+	std::atomic<int> opening{0};           /// opens in the factory right now
+	std::atomic<int> peakOpening{0};       /// the most opens in the factory at once
 	std::atomic<ServerRole> role{ServerRole::Primary}; /// what every session reports as its role
 	std::atomic<bool> deferResets{false};  /// sessions accept Session::deferReset() (as ProtocolSession)
 
