@@ -12,7 +12,7 @@
 //       one process of the fleet (FleetWorker.h): JSON lines on stdout until SIGTERM or S seconds.
 //   bluetusk-fleet watch --member STRING --member STRING ... [--seconds S]
 //       the independent promotion watch: asks every member (one single-host connection string each)
-//       pg_is_in_recovery() every 5 ms on its own session; the first member seen as a standby and then
+//       pg_is_in_recovery() every 5 ms on its own session and thread; the first member seen as a standby and then
 //       as a primary is "the new primary accepts writes": prints {"event":"promoted","server":..,"at_us":..}
 //       and exits 0; exit 1 when no promotion is seen within S seconds (default 60).
 //
@@ -24,6 +24,8 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "Poco/Exception.h"
 #include <csignal>
+#include <functional>
+#include <mutex>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
@@ -100,49 +102,64 @@ int setup(const std::string& connection)
 }
 
 
-struct WatchedMember
+void watchMember(const std::string& connection, std::int64_t deadline, std::mutex& mutex, std::string& promoted, std::int64_t& promotedAt)
+	/// One member of the watch, on its own thread (a connect that hangs on one member delays no other):
+	/// every 5 ms pg_is_in_recovery(); the first "f" after a "t" is that member's promotion.
 {
-	std::string connection;
 	BlueTuskConnection session;
-	std::int64_t nextAttempt = 0;
 	bool seenStandby = false;
-};
+	while (nowMicros() < deadline && !stopRequested)
+	{
+		{
+			std::lock_guard<std::mutex> lock(mutex);
+			if (!promoted.empty()) return;
+		}
+		try
+		{
+			if (!session.isOpen()) session = BlueTuskConnection::open(connection);
+			const QueryResult result = session.query("SELECT pg_is_in_recovery(), host(inet_server_addr()) || ':' || inet_server_port()");
+			if (result.row(0).get<bool>(0)) seenStandby = true;
+			else if (seenStandby)
+			{
+				const std::int64_t at = nowMicros();
+				std::lock_guard<std::mutex> lock(mutex);
+				if (promoted.empty())
+				{
+					promoted = result.row(0).get<std::string>(1);
+					promotedAt = at;
+				}
+				return;
+			}
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+		catch (Poco::Exception&)
+		{
+			session = BlueTuskConnection();
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));   // a dead member is asked again every 100 ms
+		}
+	}
+}
 
 
 int watch(const Arguments& arguments)
 {
-	std::vector<WatchedMember> members;
-	for (const auto& member: arguments.members) members.push_back(WatchedMember{member + ";Timeout=1;Command Timeout=1", {}, 0, false});
 	const std::int64_t deadline = nowMicros() + static_cast<std::int64_t>(arguments.watchSeconds) * 1000000;
-	while (nowMicros() < deadline && !stopRequested)
+	std::mutex mutex;
+	std::string promoted;
+	std::int64_t promotedAt = 0;
+	std::vector<std::thread> threads;
+	for (const auto& member: arguments.members)
 	{
-		for (auto& member: members)
-		{
-			const std::int64_t now = nowMicros();
-			if (!member.session.isOpen() && now < member.nextAttempt) continue;
-			try
-			{
-				if (!member.session.isOpen()) member.session = BlueTuskConnection::open(member.connection);
-				const QueryResult result = member.session.query("SELECT pg_is_in_recovery(), host(inet_server_addr()) || ':' || inet_server_port()");
-				const bool standby = result.row(0).get<bool>(0);
-				if (standby) member.seenStandby = true;
-				else if (member.seenStandby)
-				{
-					std::cout << "{\"event\":\"promoted\",\"server\":" << jsonText(result.row(0).get<std::string>(1))
-						<< ",\"at_us\":" << nowMicros() << "}" << std::endl;
-					return 0;
-				}
-			}
-			catch (Poco::Exception&)
-			{
-				member.session = BlueTuskConnection();
-				member.nextAttempt = now + 100000;   // a dead member is asked again every 100 ms
-			}
-		}
-		std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		threads.emplace_back(watchMember, member + ";Timeout=1;Command Timeout=1", deadline, std::ref(mutex), std::ref(promoted), std::ref(promotedAt));
 	}
-	std::cout << "{\"event\":\"no promotion\",\"at_us\":" << nowMicros() << "}" << std::endl;
-	return 1;
+	for (auto& thread: threads) thread.join();
+	if (promoted.empty())
+	{
+		std::cout << "{\"event\":\"no promotion\",\"at_us\":" << nowMicros() << "}" << std::endl;
+		return 1;
+	}
+	std::cout << "{\"event\":\"promoted\",\"server\":" << jsonText(promoted) << ",\"at_us\":" << promotedAt << "}" << std::endl;
+	return 0;
 }
 
 } // namespace
