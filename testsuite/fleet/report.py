@@ -18,7 +18,8 @@ Figures:
                        also those refused with 53300 ("sorry, too many clients already")
   server 53300         the new primary's FATAL "too many clients" / "remaining connection slots" lines then
   all written again    from the promotion (the watch's first pg_is_in_recovery() = f on the new primary) until
-                       the last process's first write acknowledged by the new primary; median and max
+                       the last process's first write acknowledged by the new primary; median and max; and
+                       from the first process's first write there to the last's (the spread: needs no watch)
   application 53300    failed operations whose exception carries SQLSTATE 53300, over the whole run (goal 0)
   standby imbalance    after a standby was stopped and came back: |A - B| / processes, A and B the fleet's
                        sessions on the two standbys (each process's median of three samples) (goal <= 1: balanced within one session per process);
@@ -205,6 +206,7 @@ def report(args):
             result["all_written_again_ms"] = round(max(delays))
             result["median_written_again_ms"] = round(statistics.median(delays))
             result["first_written_again_ms"] = round(min(delays))
+            result["written_again_spread_ms"] = round(max(delays) - min(delays))
     application_53300 = 0
     for name, start, end in (("steady", phases.get("steady", 0), kill or phases.get("end", 0)),
                              ("failover", kill, recovered_phase),
@@ -226,7 +228,8 @@ def report(args):
               f"(per 100 ms: {result['peak_attempts_per_100ms']}; {result['attempts_after_kill']} attempts, {result['server_53300']} refused with 53300 by the server)")
         if "all_written_again_ms" in result:
             print(f"  promotion -> every process wrote on the new primary: {result['all_written_again_ms']} ms "
-                  f"(first {result['first_written_again_ms']} ms, median {result['median_written_again_ms']} ms; {result['processes_written_again']}/{len(processes)} processes)")
+                  f"(first {result['first_written_again_ms']} ms, median {result['median_written_again_ms']} ms; {result['processes_written_again']}/{len(processes)} processes; "
+                  f"first to last process: {result['written_again_spread_ms']} ms)")
         if result["not_written_again"]:
             print(f"  processes that never wrote on the new primary: {result['not_written_again']}")
     print(f"  53300 errors seen by the application: {application_53300} (goal 0)")
