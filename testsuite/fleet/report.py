@@ -8,6 +8,8 @@ member, from pg_stat_activity).
 
   report.py --work DIR --processes N --check-written SERVER SINCE_US
       exit 0 when every process has written on SERVER after SINCE_US (scripts/fleet polls it), 1 otherwise
+  report.py --table JSON...
+      the runs' JSON reports side by side as a Markdown table (doc/high-availability.md)
   report.py --work DIR --mode MODE --processes N --pool N --commit C --patroni-dir DIR [--json FILE]
       prints the report; writes it as one JSON object to FILE; exit 1 when the with-storm-control run saw
       an application-visible 53300 or a process never wrote on the new primary, 0 otherwise
@@ -248,10 +250,46 @@ def report(args):
     return 1 if failed else 0
 
 
+def table(paths):
+    """The runs' JSON reports (--json) side by side, one column per run: the table of doc/high-availability.md."""
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    rows = [
+        ("mode", lambda r: r["mode"]),
+        ("commit", lambda r: r["commit"]),
+        ("sessions on the primary, steady", lambda r: sum(r["sessions_on_primary_steady"].values())),
+        ("kill -9 -> new primary accepts writes (ms)", lambda r: r.get("promotion_after_kill_ms", "-")),
+        ("peak connection attempts / s on the new primary", lambda r: r.get("peak_attempts_per_second", "-")),
+        ("peak connection attempts / 100 ms", lambda r: r.get("peak_attempts_per_100ms", "-")),
+        ("attempts on the new primary until recovered", lambda r: r.get("attempts_after_kill", "-")),
+        ("refused by the server with 53300", lambda r: r.get("server_53300", "-")),
+        ("sessions on the new primary after the failover", lambda r: sum(r["sessions_on_primary_after_failover"].values())),
+        ("promotion -> every process wrote (ms)", lambda r: r.get("all_written_again_ms", "-")),
+        ("promotion -> median process wrote (ms)", lambda r: r.get("median_written_again_ms", "-")),
+        ("first -> last process wrote (ms)", lambda r: r.get("written_again_spread_ms", "-")),
+        ("application-visible 53300 (goal 0)", lambda r: r["application_53300"]),
+        ("other write errors, failover", lambda r: fmt_kinds(r["failover"]["write_errors"])),
+        ("other read errors, failover", lambda r: fmt_kinds(r["failover"]["read_errors"])),
+        ("errors, standby lost and back", lambda r: fmt_kinds({**r["standby"]["write_errors"], **{"read " + k: v for k, v in r["standby"]["read_errors"].items()}})),
+        ("sessions per standby after it returned", lambda r: " / ".join(str(v) for v in r["standby_balance_after_return"].get("per_standby", {}).values())),
+        ("standby imbalance: difference of the two totals / processes (goal <= 1)", lambda r: r["standby_balance_after_return"].get("imbalance_per_process", "-")),
+        ("largest difference of one process", lambda r: r["standby_balance_after_return"].get("max_process_difference", "-")),
+        ("load average (1 min) at the end", lambda r: round(r["load"], 1)),
+    ]
+    for i, (name, value) in enumerate(rows):
+        print("| " + name + " | " + " | ".join(str(value(r)) for r in runs) + " |")
+        if i == 0:
+            print("|---|" + "---|" * len(runs))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--processes", type=int, required=True)
+    parser.add_argument("--work")
+    parser.add_argument("--processes", type=int)
+    parser.add_argument("--table", nargs="+", metavar="JSON")
     parser.add_argument("--check-written", nargs=2, metavar=("SERVER", "SINCE_US"))
     parser.add_argument("--mode", default="with-storm-control")
     parser.add_argument("--pool", type=int, default=5)
@@ -259,6 +297,10 @@ def main():
     parser.add_argument("--patroni-dir", default="")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.table:
+        sys.exit(table(args.table))
+    if not args.work or args.processes is None:
+        parser.error("--work and --processes are needed (or --table)")
     sys.exit(check_written(args) if args.check_written else report(args))
 
 
