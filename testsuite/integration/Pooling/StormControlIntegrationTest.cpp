@@ -16,6 +16,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -159,6 +160,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("start-node 3"));
 		// Within a few pruning intervals (1 s, two moves each with Max Connecting=2) the standbys hold 3 and 3.
 		bool balanced = false;
+		const Poco::Timestamp started;
 		for (int i = 0; i < 200 && !balanced; ++i)
 		{
 			Poco::Thread::sleep(100);
@@ -168,6 +170,8 @@ public:
 			balanced = a + b == 6 && std::abs(a - b) <= 1;
 		}
 		CPPUNIT_ASSERT_MESSAGE(hosts.at(endpointOf(2)).toString() + " / " + hosts.at(endpointOf(3)).toString(), balanced);
+		std::cout << "\n  balanced " << hosts.at(endpointOf(2)).total << "/" << hosts.at(endpointOf(3)).total << " " <<
+			(Poco::Timestamp() - started) / 1000 << " ms after standby 2 accepted connections again\n";
 		CPPUNIT_ASSERT_EQUAL(ServerRole::Standby, hosts.at(endpointOf(3)).lastKnownRole);
 		CPPUNIT_ASSERT_EQUAL(0, hosts.at(endpointOf(2)).busy);
 
