@@ -16,14 +16,15 @@ namespace BlueTusk {
 namespace Fleet {
 
 struct WorkerOptions
+	/// One worker's settings, from bluetusk-fleet's command line (FleetMain.cpp).
 {
 	int process = 0;                 /// this process's number in the fleet: Application Name=bluetusk-fleet-<process>
 	std::string connection;          /// the writers' data source (and the readers' unless readConnection is set)
 	std::string readConnection;      /// the readers' own data source (HAProxy's replica port), or ""
-	std::string writeTarget = "read-write";
-	std::string readTarget = "prefer-standby";
-	int writers = 4;
-	int readers = 2;
+	std::string writeTarget = "read-write";    /// the writers' Target Session Attributes ("any" through HAProxy)
+	std::string readTarget = "prefer-standby"; /// the readers' Target Session Attributes
+	int writers = 4;                 /// writer threads: each an INSERT returning the server's address, then think time
+	int readers = 2;                 /// reader threads: each a small SELECT, then think time
 	int thinkMs = 500;               /// mean pause after a successful operation (uniform in [thinkMs/2, 3*thinkMs/2])
 	int retryMs = 50;                /// pause after a failed operation
 	int seconds = 900;               /// the worker stops by itself after this long (a deadline, should scripts/fleet die)
