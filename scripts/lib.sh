@@ -20,8 +20,8 @@ BLUETUSK_PACKAGES=(cmake g++ make pkg-config libpoco-dev libcppunit-dev postgres
 	libpq-dev libbenchmark-dev openssl prometheus-cpp-dev prometheus chromium dpkg-dev time
 	pgbouncer gnuplot-nox libkrb5-dev krb5-kdc krb5-admin-server krb5-user)
 BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
-# For the Patroni cluster (scripts/patroni, the demo's Patroni step) and scripts/failover-bench (haproxy,
-# python3 for its report). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.
+# For the Patroni cluster (scripts/patroni, the demo's Patroni step), scripts/failover-bench and scripts/fleet
+# (haproxy, python3 for their reports). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.
 BLUETUSK_HA_PACKAGES=(patroni etcd-server etcd-client haproxy python3)
 # For the pg_auto_failover cluster (scripts/pg-auto-failover): pg_autoctl and the monitor's extension. Installed
 # by that script only (bt_ensure_packages).
