@@ -176,7 +176,9 @@ public:
 	{
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
 		Connector connector;
-		const std::string hosts = "Host=" + server.hostAndPort() + LOGIN + ";Timeout=2;Health Check Interval=0.3";
+		// No Reset On Close: no deferred reset for the pruning thread to send, so every session stays idle
+		// (not briefly busy in the pruner's hands) until the monitor acts.
+		const std::string hosts = "Host=" + server.hostAndPort() + LOGIN + ";Timeout=2;No Reset On Close=true;Health Check Interval=0.3";
 		auto a = BlueTuskDataSource::create(hosts, connector);
 		auto b = BlueTuskDataSource::create(hosts + ";Health Check Interval=0.5", connector);
 		for (auto& source: {a, b})
@@ -211,11 +213,14 @@ public:
 		app->open("primary").close();
 		CPPUNIT_ASSERT_EQUAL(1, app->getPoolStatistics().idle);
 		server.setScript(BackendScript::standby());
-		// Five rounds later the monitor has not touched the pool's only idle session: nothing learned.
+		// Five rounds later the monitor has not checked the pool's only idle session: the connector still
+		// holds the role the checkout saw. (The pruning thread may send that session's deferred reset
+		// meanwhile, counting it busy for that round trip: doc/pooling.md.)
 		Poco::Thread::sleep(1000);
 		const PoolStatistics stats = app->getHostPoolStatistics()[server.endpoint()];
-		CPPUNIT_ASSERT_EQUAL(1, stats.idle);
-		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(stats.lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(1, stats.total);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.closed);
+		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostStates().entry(server.endpoint()).role));
 		CPPUNIT_ASSERT_EQUAL(1, server.sessionsReady());
 		// The checkout refreshes that session itself and sees the standby.
 		CPPUNIT_ASSERT_EQUAL(std::string("Standby"), roleName(app->open("standby").role()));
