@@ -9,6 +9,7 @@
 
 #include "HealthMonitor.h"
 #include "AttemptFailure.h"
+#include "RouterPass.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -19,13 +20,6 @@ namespace BlueTusk {
 namespace Detail {
 
 namespace {
-
-Poco::Logger& logger()
-{
-	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
-	return instance;
-}
-
 
 const Poco::Timespan MIN_INTERVAL(0, 10000); // 10 ms: a smaller Health Check Interval is taken as this
 

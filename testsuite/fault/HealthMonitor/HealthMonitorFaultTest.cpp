@@ -46,18 +46,6 @@ int monitorThreads()
 }
 
 
-bool eventually(const std::function<bool()>& condition, int timeoutMs)
-{
-	Poco::Clock start;
-	while (!condition())
-	{
-		if (start.elapsed() > static_cast<Poco::Clock::ClockDiff>(timeoutMs) * 1000) return condition();
-		Poco::Thread::sleep(20);
-	}
-	return true;
-}
-
-
 double msSince(const Poco::Clock& start)
 {
 	return static_cast<double>(start.elapsed()) / 1000.0;
@@ -139,10 +127,10 @@ public:
 		const int readyBefore = returning.sessionsReady();
 		dead.setMode(TcpProxy::Mode::Forward);
 		Poco::Clock back;
-		CPPUNIT_ASSERT(eventually([&] { return connector.hostStates().entry(dead.endpoint()).state == HostCandidate::UP; }, 6000));
+		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostStates().entry(dead.endpoint()).state == HostCandidate::UP; }, Poco::Timespan(6, 0)));
 		CPPUNIT_ASSERT(msSince(back) < 6000);
 		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostStates().entry(dead.endpoint()).role));
-		CPPUNIT_ASSERT(eventually([&] { return app->getHostPoolStatistics()[dead.endpoint()].idle == 1; }, 2000));
+		CPPUNIT_ASSERT(waitUntil([&] { return app->getHostPoolStatistics()[dead.endpoint()].idle == 1; }, Poco::Timespan(2, 0)));
 		CPPUNIT_ASSERT_EQUAL(readyBefore + 1, returning.sessionsReady());
 		const PoolStatistics stats = app->getHostPoolStatistics()[dead.endpoint()];
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.created);
@@ -192,7 +180,7 @@ public:
 
 		// The server turns into a standby under the idle sessions (reported on their next Sync).
 		server.setScript(BackendScript::standby());
-		CPPUNIT_ASSERT(eventually([&] { return a->getPoolStatistics().total == 0 && b->getPoolStatistics().total == 0; }, 4000));
+		CPPUNIT_ASSERT(waitUntil([&] { return a->getPoolStatistics().total == 0 && b->getPoolStatistics().total == 0; }, Poco::Timespan(4, 0)));
 		for (auto& source: {a, b})
 		{
 			const PoolStatistics stats = source->getHostPoolStatistics()[server.endpoint()];

@@ -14,6 +14,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "TestEnvironment.h"
+#include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -24,18 +25,6 @@ using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
 namespace {
-
-bool eventually(const std::function<bool()>& condition, int timeoutMs)
-{
-	Poco::Clock start;
-	while (!condition())
-	{
-		if (start.elapsed() > static_cast<Poco::Clock::ClockDiff>(timeoutMs) * 1000) return condition();
-		Poco::Thread::sleep(20);
-	}
-	return true;
-}
-
 
 void asSuperuser(int node, const std::string& sql)
 	/// Runs sql on node as the postgres superuser over the node's Unix socket (trusted there).
@@ -103,7 +92,7 @@ public:
 		asSuperuser(1, "SELECT pg_reload_conf()");
 		// No checkout: the monitor's check of one idle session (a bare Sync) brings the change, and every
 		// idle session of that endpoint goes in both data sources.
-		CPPUNIT_ASSERT(eventually([&] { return a->getHostPoolStatistics()[primary].total == 0 && b->getHostPoolStatistics()[primary].total == 0; }, 5000));
+		CPPUNIT_ASSERT(waitUntil([&] { return a->getHostPoolStatistics()[primary].total == 0 && b->getHostPoolStatistics()[primary].total == 0; }, Poco::Timespan(5, 0)));
 		for (auto& source: {a, b})
 		{
 			const PoolStatistics stats = source->getHostPoolStatistics()[primary];
@@ -137,7 +126,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(cluster().hosts.at(1), second.connectedEndpoint().host());
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("start-node 3"));
-		CPPUNIT_ASSERT(eventually([&] { return connector.hostStates().entry(third).state == HostCandidate::UP; }, 5000));
+		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostStates().entry(third).state == HostCandidate::UP; }, Poco::Timespan(5, 0)));
 		CPPUNIT_ASSERT(connector.hostStates().entry(third).role == ServerRole::Standby);
 		const PoolStatistics stats = app->getHostPoolStatistics()[third];
 		CPPUNIT_ASSERT_EQUAL(1, stats.idle);   // the probe's session, kept
@@ -157,7 +146,7 @@ public:
 		CPPUNIT_ASSERT(app->getHostPoolStatistics()[second].lastKnownRole == ServerRole::Standby);
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("promote 2"));
-		CPPUNIT_ASSERT(eventually([&] { return app->getHostPoolStatistics()[second].lastKnownRole == ServerRole::Primary; }, 5000));
+		CPPUNIT_ASSERT(waitUntil([&] { return app->getHostPoolStatistics()[second].lastKnownRole == ServerRole::Primary; }, Poco::Timespan(5, 0)));
 		CPPUNIT_ASSERT(connector.hostStates().entry(second).role == ServerRole::Primary);
 		// A promotion keeps the idle sessions (they are on a primary now, good for every target).
 		CPPUNIT_ASSERT_EQUAL(3, app->getHostPoolStatistics()[second].idle);
