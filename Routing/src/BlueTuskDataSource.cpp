@@ -11,6 +11,7 @@
 #include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "Freshness.h"
+#include "HealthMonitor.h"
 #include "Rebalancer.h"
 #include "Router.h"
 #include "Poco/Exception.h"
@@ -66,6 +67,7 @@ struct BlueTuskDataSource::Impl
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
 	Detail::FreshnessState freshness;          /// tokens and WAL positions (doc/freshness.md)
 	std::atomic<PoolObserver*> observer{nullptr}; /// manager->observer(), read inline by open() (doc/metrics.md)
+	std::uint64_t monitorId = 0;               /// the connector's health monitor's handle (0: not registered)
 
 	Impl(const ConnectionSettings& s, const Connector& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
@@ -150,13 +152,16 @@ struct BlueTuskDataSource::Impl
 		if ((cached >> 40) != generation)
 		{
 			const Poco::Int64 since = states.downSinceMs(fast.endpoint);
-			const std::uint64_t relative = since > DOWN_EPOCH_MS ? static_cast<std::uint64_t>(since - DOWN_EPOCH_MS) & MS_MASK : 0;
+			// MS_MASK: DOWN and watched by the health monitor, fresh whatever its age
+			const std::uint64_t relative = since == HostStateRegistry::WATCHED_DOWN ? MS_MASK :
+				since > DOWN_EPOCH_MS ? static_cast<std::uint64_t>(since - DOWN_EPOCH_MS) & MS_MASK : 0;
 			cached = (generation << 40) | relative;
 			fast.downCache.store(cached, std::memory_order_release);
 		}
 		const std::uint64_t relative = cached & MS_MASK;
 		const Poco::Int64 recheckMs = settings->hostRecheck.totalMilliseconds();
 		if (relative == 0 || recheckMs <= 0) return false;
+		if (relative == MS_MASK) return true;
 		// The coarse clock may lag the moment recorded by up to a tick: an age below 0 is 0.
 		const Poco::Int64 ageMs = std::max<Poco::Int64>(0, nowMs - (DOWN_EPOCH_MS + static_cast<Poco::Int64>(relative)));
 		return ageMs < recheckMs;
@@ -234,6 +239,8 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	// Storm control: a load-balancing order moves idle sessions to a standby that came back or joined.
 	if (Detail::Rebalancer::appliesTo(_impl->hostOrder->name()))
 		_impl->manager->setPruningHook(Detail::Rebalancer(_impl->settings, _impl->connector.hostStates()));
+	if (settings.healthCheckInterval.totalMicroseconds() > 0)   // doc/high-availability.md, "The health monitor"
+		_impl->monitorId = c.healthMonitor().add({_impl->manager, _impl->settings, c.sessionFactory()});
 	Poco::Logger::get("BlueTusk.Routing").information("data source created: %s", settings.toString());
 }
 
@@ -242,6 +249,7 @@ BlueTuskDataSource::~BlueTuskDataSource()
 {
 	try
 	{
+		if (_impl->monitorId) _impl->connector.healthMonitor().remove(_impl->monitorId);   // before the pools go
 		// Idle sessions close now, leased ones when they come back; the pools end with the last lease.
 		_impl->manager->drain();
 	}

@@ -9,6 +9,7 @@
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/PluginSearchPath.h"
+#include "HealthMonitor.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -77,6 +78,7 @@ struct Connector::Impl
 	std::map<std::string, TopologySource::Ptr> topologyCache; // unused: every source is a fresh instance
 	SessionFactory::Ptr factory;
 	HostStateRegistry hostStates;
+	Detail::HealthMonitor monitor{hostStates}; // last: its threads end before anything else goes
 
 	std::vector<std::string> searchPath(const std::vector<std::string>& pluginPath) const
 	{
@@ -361,6 +363,12 @@ SessionFactory::Ptr Connector::sessionFactory() const
 HostStateRegistry& Connector::hostStates() const
 {
 	return _impl->hostStates;
+}
+
+
+Detail::HealthMonitor& Connector::healthMonitor() const
+{
+	return _impl->monitor;
 }
 
 } // namespace BlueTusk

@@ -119,8 +119,18 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 	HostCandidate candidate;
 	candidate.endpoint = endpoint;
 	candidate.position = position;
-	Entry learned = entry(endpoint);
-	if (learned.state != HostCandidate::UNKNOWN && !learned.learnedAt.isElapsed(recheck.totalMicroseconds()))
+	Entry learned;
+	bool watched = false;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		auto it = _entries.find(endpoint);
+		if (it != _entries.end()) learned = it->second;
+		watched = !_watched.empty() && _watched.count(endpoint) > 0;
+	}
+	// A DOWN endpoint the health monitor watches stays DOWN until the monitor finds it answering (unless
+	// Host Recheck Seconds=0: no learned state is ever trusted).
+	if ((learned.state == HostCandidate::DOWN && watched && recheck.totalMicroseconds() > 0) ||
+		(learned.state != HostCandidate::UNKNOWN && !learned.learnedAt.isElapsed(recheck.totalMicroseconds())))
 	{
 		candidate.state = learned.state;
 	}
@@ -172,7 +182,33 @@ Poco::Int64 HostStateRegistry::downSinceMs(const BlueTuskHostEndpoint& endpoint)
 	std::lock_guard<std::mutex> lock(_mutex);
 	auto it = _entries.find(endpoint);
 	if (it == _entries.end() || it->second.state != HostCandidate::DOWN) return 0;
+	if (_watched.count(endpoint)) return WATCHED_DOWN;
 	return it->second.learnedAt.epochMicroseconds() / 1000;
+}
+
+
+void HostStateRegistry::watch(const BlueTuskHostEndpoint& endpoint)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	++_watched[endpoint];
+	_generation.fetch_add(1, std::memory_order_release);
+}
+
+
+void HostStateRegistry::unwatch(const BlueTuskHostEndpoint& endpoint)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _watched.find(endpoint);
+	if (it == _watched.end()) return;
+	if (--it->second <= 0) _watched.erase(it);
+	_generation.fetch_add(1, std::memory_order_release);
+}
+
+
+bool HostStateRegistry::isWatched(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _watched.count(endpoint) > 0;
 }
 
 } // namespace BlueTusk

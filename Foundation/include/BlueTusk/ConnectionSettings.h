@@ -204,10 +204,10 @@ public:
 		/// source (a source that pushes changes, like pg_auto_failover's LISTEN channel, is read at once on
 		/// a push); at least 0.05. A member added or removed is used or dropped within one interval.
 	Poco::Timespan healthCheckInterval = Poco::Timespan(1, 0);
-		/// Health Check Interval / health_check_interval: seconds between two rounds of the connector's
-		/// background health monitor for the endpoints of a data source (down endpoints re-probed, roles
-		/// watched through idle sessions; doc/high-availability.md); 0 turns the monitor off for this data
-		/// source. Direct opens (BlueTuskConnection::open()) never use it.
+		/// Health Check Interval / health_check_interval: seconds between two rounds of the connector's background
+		/// health monitor for a data source's endpoints (down ones re-probed, and kept DOWN past hostRecheck while
+		/// watched; roles watched through idle sessions; an endpoint shared by data sources: their smallest interval,
+		/// at least 10 ms; doc/high-availability.md); 0: off for this data source. Direct opens never use it.
 	int maxConnecting = 2;
 		/// Max Connecting / max_connecting: new sessions being opened at once per endpoint per data source (checkouts,
 		/// races, warm-up, rebalancing: PoolStatistics::connecting; MongoDB's maxConnecting, default 2); further checkouts

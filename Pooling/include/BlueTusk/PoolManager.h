@@ -128,6 +128,19 @@ public:
 		/// Takes a session opened outside the pool (a race loser) as idle if there is room and the pool
 		/// keeps idle sessions; otherwise closes it. Never throws.
 
+	PoolEntryPtr takeIdleForCheck(Poco::Timespan idleAtLeast);
+		/// For a background health check (the connector's health monitor, doc/high-availability.md): the
+		/// least recently returned idle session, counted busy, when it has been idle idleAtLeast or longer,
+		/// the pool holds at least two idle sessions (so a checkout always finds another one), nobody waits
+		/// and the pool does not drain; else null. Never waits, no I/O. Give it back with returnChecked().
+		/// Thread-safe.
+
+	void returnChecked(PoolEntryPtr entry, bool close);
+		/// Gives back a session taken with takeIdleForCheck(): to the first waiter, else idle again in its
+		/// old place (least recently returned) with its idle time unchanged (a check does not keep an idle
+		/// session from its Idle Lifetime); closed (counted closed) when close is true, when it is broken or
+		/// the pool drains. Never throws. Thread-safe.
+
 	void drain();
 		/// Hands out nothing new from this pool, closes its idle sessions now, and closes busy ones when
 		/// they return. Waiters whose only pool this is time out.

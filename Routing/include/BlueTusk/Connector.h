@@ -25,6 +25,10 @@
 
 namespace BlueTusk {
 
+namespace Detail {
+class HealthMonitor;
+}
+
 enum class PolicyFamily
 	/// The policy families of doc/plugins.md.
 {
@@ -55,6 +59,11 @@ class BlueTusk_Routing_API Connector
 	/// A Connector is a handle: copies share the same registries, factory and host states; the shared
 	/// state lives as long as any copy, data source, connection or policy object obtained from it.
 	/// Policy objects are created once per name and shared (policies are thread-safe by contract).
+	///
+	/// Health monitor: the data sources created through a connector share one background health monitor
+	/// (one thread per watched endpoint, doc/high-availability.md), started when the first data source
+	/// with Health Check Interval > 0 registers and stopped when the last one is destroyed; direct opens
+	/// (BlueTuskConnection::open()) never start it.
 	///
 	/// Thread-safety: every member function is thread-safe.
 {
@@ -127,6 +136,10 @@ public:
 		/// connector and its data sources.
 
 private:
+	Detail::HealthMonitor& healthMonitor() const;
+		/// The background health monitor of this connector's data sources (doc/high-availability.md): its
+		/// threads run while a data source with Health Check Interval > 0 is registered with it.
+
 	struct Impl;
 	std::shared_ptr<Impl> _impl;
 

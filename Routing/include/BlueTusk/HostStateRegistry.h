@@ -85,6 +85,21 @@ public:
 
 	void forgetAll();
 
+	void watch(const BlueTuskHostEndpoint& endpoint);
+		/// The connector's health monitor (doc/high-availability.md) watches endpoint from now on: while it
+		/// does, a DOWN state of endpoint counts as fresh whatever its age (the monitor re-probes it in the
+		/// background and marks it UP when it answers), so the request path keeps trying it last instead of
+		/// paying its Timeout again once Host Recheck Seconds have passed (Host Recheck Seconds=0 still
+		/// trusts nothing). Counted: every watch() needs its
+		/// unwatch(). Kept by forget() and forgetAll(). Thread-safe.
+
+	void unwatch(const BlueTuskHostEndpoint& endpoint);
+		/// Ends one watch() of endpoint; with the last, its DOWN state expires after Host Recheck Seconds
+		/// again. Thread-safe.
+
+	bool isWatched(const BlueTuskHostEndpoint& endpoint) const;
+		/// Whether the health monitor watches endpoint now. Thread-safe.
+
 private:
 	HostStateRegistry(const HostStateRegistry&) = delete;
 	HostStateRegistry& operator = (const HostStateRegistry&) = delete;
@@ -97,7 +112,10 @@ private:
 		/// keep using it while this stays the same. Lock-free.
 
 	Poco::Int64 downSinceMs(const BlueTuskHostEndpoint& endpoint) const;
-		/// When endpoint was marked DOWN (milliseconds since the epoch), or 0 when it is not DOWN.
+		/// When endpoint was marked DOWN (milliseconds since the epoch), or 0 when it is not DOWN;
+		/// WATCHED_DOWN when it is DOWN and watched by the health monitor (fresh whatever its age).
+
+	static constexpr Poco::Int64 WATCHED_DOWN = -1;
 
 	friend class BlueTuskDataSource;
 
@@ -107,6 +125,7 @@ private:
 	std::map<BlueTuskHostEndpoint, Poco::UInt32> _primaryTimelines; /// split-brain guard (under _mutex)
 	std::atomic<bool> _timelinesDiffer{false}; /// two recorded primary timelines differ (set under _mutex)
 	std::atomic<std::uint32_t> _generation{1}; /// incremented under _mutex by every change
+	std::map<BlueTuskHostEndpoint, int> _watched; /// watch() counts per endpoint (under _mutex)
 };
 
 } // namespace BlueTusk
