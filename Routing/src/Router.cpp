@@ -32,6 +32,7 @@ namespace Detail {
 Router::Router(const Request& request):
 	_request(request),
 	_settings(*request.settings),
+	_endpoints(request.hosts ? request.hosts->endpoints : request.settings->endpoints),
 	_redactor(request.settings->redactor()),
 	_guardWrites(guardsWrites(*request.target))
 {
@@ -97,7 +98,7 @@ PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 				_request.target->name(), passes, formatMs(wait.totalMicroseconds() / 1000.0));
 			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, (wait.totalMicroseconds() + 999) / 1000)));
 			if (!poll) backoff = std::min(backoff + backoff, maxBackoff);
-			_request.hostStates->forget(_settings.endpoints);
+			_request.hostStates->forget(_endpoints);
 			usePoolRoles = false;
 			continue;
 		}
@@ -116,13 +117,15 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 	{
 		// Step 1: the policy's plan over the endpoints and what is known of them.
 		std::vector<HostCandidate> candidates;
-		candidates.reserve(_settings.endpoints.size());
-		for (std::size_t i = 0; i < _settings.endpoints.size(); ++i)
+		candidates.reserve(_endpoints.size());
+		for (std::size_t i = 0; i < _endpoints.size(); ++i)
 		{
-			HostCandidate candidate = _request.hostStates->candidate(_settings.endpoints[i], i, _settings.hostRecheck);
+			HostCandidate candidate = _request.hostStates->candidate(_endpoints[i], i, _settings.hostRecheck);
+			// A topology source's hint (fresher than a pool's last session), then the pool's: both order only.
+			if (candidate.role == ServerRole::Unknown && _request.hosts) candidate.role = _request.hosts->hint(_endpoints[i]);
 			if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
 			{
-				candidate.role = _request.pools->pool(_settings.endpoints[i]).lastKnownRole();
+				candidate.role = _request.pools->pool(_endpoints[i]).lastKnownRole();
 			}
 			candidates.push_back(candidate);
 		}
@@ -142,7 +145,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.down = candidate.state == HostCandidate::DOWN;
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
-			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _settings.endpoints))
+			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
 			{
 				slot.expect = Expect::Reject;   // the split-brain guard: last, and nothing of it stays pooled
 				if (_request.pooled) slot.pool->closeIdle();
@@ -386,7 +389,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	if (role == ServerRole::Standby) _request.hostStates->clearPrimaryTimeline(slot.endpoint);
 	else if (verdict == RoleVerdict::Accept && _guardWrites && !state.winner)
 	{
-		GuardVerdict guard = checkPrimary(*_request.hostStates, _settings.endpoints, slot.endpoint, *entry->session);
+		GuardVerdict guard = checkPrimary(*_request.hostStates, _endpoints, slot.endpoint, *entry->session);
 		if (!guard.admit)
 		{
 			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).
