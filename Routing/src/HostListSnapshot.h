@@ -12,6 +12,7 @@
 
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/TargetSessionAttributes.h"
+#include "Poco/Timestamp.h"
 #include <map>
 #include <memory>
 #include <vector>
@@ -24,16 +25,20 @@ struct HostListSnapshot
 	/// topology change publishes a new one (never modifies this one), so a route holds a consistent list.
 {
 	std::vector<BlueTuskHostEndpoint> endpoints;          /// in order, without duplicates of a member
-	std::map<BlueTuskHostEndpoint, ServerRole> roleHints; /// the topology source's roles (hints only: the
-	                                                      /// router orders candidates by them, the role
-	                                                      /// refresh still confirms every session); empty
-	                                                      /// without a source or when it knew none
+	std::map<BlueTuskHostEndpoint, ServerRole> roleHints; /// the topology source's roles, one per member it
+	                                                      /// listed (Unknown: listed but not usable now);
+	                                                      /// hints only: the router orders candidates by them,
+	                                                      /// the role refresh still confirms every session.
+	                                                      /// Empty without a source, or while reads fail
+	Poco::Timestamp readAt;                               /// when the hints were read
 
-	ServerRole hint(const BlueTuskHostEndpoint& endpoint) const
-		/// The hinted role of endpoint, ServerRole::Unknown when none.
+	bool hint(const BlueTuskHostEndpoint& endpoint, ServerRole& role) const
+		/// Whether the source said something of endpoint; role receives its hint (maybe Unknown).
 	{
 		auto it = roleHints.find(endpoint);
-		return it == roleHints.end() ? ServerRole::Unknown : it->second;
+		if (it == roleHints.end()) return false;
+		role = it->second;
+		return true;
 	}
 
 	bool contains(const BlueTuskHostEndpoint& endpoint) const

@@ -44,6 +44,15 @@ Router::~Router()
 }
 
 
+bool Router::useHint(const HostCandidate& candidate, ServerRole hinted) const
+{
+	if (candidate.role == ServerRole::Unknown) return true;
+	// A learned role (confirmed by a session) stands unless the source read something else after it.
+	if ((hinted == ServerRole::Standby) == (candidate.role == ServerRole::Standby) && hinted != ServerRole::Unknown) return false;
+	return _request.hostStates->entry(candidate.endpoint).roleLearnedAt < _request.hosts->readAt;
+}
+
+
 std::string Router::roleText(ServerRole role) const
 {
 	return toString(role);
@@ -121,9 +130,11 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		for (std::size_t i = 0; i < _endpoints.size(); ++i)
 		{
 			HostCandidate candidate = _request.hostStates->candidate(_endpoints[i], i, _settings.hostRecheck);
-			// A topology source's hint (fresher than a pool's last session), then the pool's: both order only.
-			if (candidate.role == ServerRole::Unknown && _request.hosts) candidate.role = _request.hosts->hint(_endpoints[i]);
-			if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
+			// A topology source's hint read after the role was learned, then the pool's: both order only.
+			ServerRole hinted = ServerRole::Unknown;
+			const bool hasHint = _request.hosts && _request.hosts->hint(_endpoints[i], hinted) && useHint(candidate, hinted);
+			if (hasHint) candidate.role = hinted;
+			else if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
 			{
 				candidate.role = _request.pools->pool(_endpoints[i]).lastKnownRole();
 			}
@@ -166,7 +177,14 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			else slot.tier = 0;
 			slots.push_back(slot);
 		}
-		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
+		// With a topology source's hints, an endpoint expected to accept goes before one of unknown role (a
+		// member the source calls the leader before one it says is not running) within the first tier.
+		const bool hinted = _request.hosts && !_request.hosts->roleHints.empty();
+		std::stable_sort(slots.begin(), slots.end(), [hinted](const Slot& a, const Slot& b)
+		{
+			if (a.tier != b.tier) return a.tier < b.tier;
+			return hinted && a.tier == 0 && a.expect == Expect::Accept && b.expect == Expect::Unknown;
+		});
 		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
 		_startupStagger = plan.startupStagger;
 		_connectStagger = plan.connectStagger;

@@ -37,10 +37,11 @@ class Router
 	///     states. The router then sorts the planned endpoints, stably, into four tiers: endpoints that may
 	///     give an Accept (learned role accepted, or not known), endpoints whose learned role the target only
 	///     falls back to, endpoints whose learned role the target rejects, and endpoints known down (the last
-	///     two are tried last, not skipped). Nothing learned: the plan's order as is. A role not learned
-	///     (HostStateRegistry) is taken from the topology source's hint (Request::hosts), then (first pass,
-	///     pooled) from the endpoint pool's last known role: these only order, every session's role is
-	///     still refreshed or probed before it is handed out.
+	///     two are tried last, not skipped). Nothing learned: the plan's order as is. With a topology source
+	///     (Request::hosts) its hint replaces the learned role (HostStateRegistry) when none was learned or
+	///     the hint, read later, says otherwise; without either, (first pass, pooled) the endpoint pool's
+	///     last known role counts. With hints, endpoints expected to accept go first in the first tier.
+	///     These only order: every session's role is still refreshed or probed before it is handed out.
 	///   - Per tier: (pooled only) idle sessions first, each with its role refreshed (probeRole(true)) for a
 	///     targeted checkout; then new sessions (tryReserve + openReserved), one at a time or raced
 	///     (concurrency > 1; every attempt joined before the pass goes on, losers cancelled).
@@ -101,6 +102,9 @@ private:
 	void checkAuthentication(PassState& state);
 	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
 		double elapsedMs) const;
+	bool useHint(const HostCandidate& candidate, ServerRole hinted) const;
+		/// Whether the topology source's hint replaces candidate's learned role: when none was learned, or
+		/// when the hint says otherwise (standby versus primary, or not usable) and was read after it.
 	std::string roleText(ServerRole role) const;
 	static std::string formatMs(double ms);
 		/// "12" (rounded milliseconds), for messages.

@@ -182,8 +182,9 @@ HostListPtr TopologyWatcher::membersList(const TopologySnapshot& snapshot) const
 	{
 		if (list->contains(member.endpoint)) continue;
 		list->endpoints.push_back(member.endpoint);
-		if (member.role != ServerRole::Unknown) list->roleHints[member.endpoint] = member.role;
+		list->roleHints[member.endpoint] = member.role;
 	}
+	list->readAt = Poco::Timestamp();
 	return list;
 }
 

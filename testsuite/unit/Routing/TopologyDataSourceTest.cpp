@@ -105,6 +105,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFailingReadsKeepMembersAndSeed);
 	CPPUNIT_TEST(testHintOrdersCandidates);
 	CPPUNIT_TEST(testWrongHintIsNotTrusted);
+	CPPUNIT_TEST(testNewerHintBeatsLearnedRole);
 	CPPUNIT_TEST(testDrainKnowsMembers);
 	CPPUNIT_TEST(testUnknownSource);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
@@ -250,6 +251,23 @@ public:
 		lease.close();
 		BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), standby.connectedEndpoint().host());
+	}
+
+	void testNewerHintBeatsLearnedRole()
+	{
+		// a was learned primary; then the cluster fails over and the source says so: the next read-write
+		// checkout goes to b first, not to a's idle session.
+		TopologyFixture f;
+		f.members("a:5432 primary\nb:5432 standby\n");
+		auto dataSource = f.create("a");
+		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 2; }));
+		dataSource->open(TargetSessionAttributes::ReadWrite).close();
+		f.factory->setRole("a:5432", ServerRole::Standby);
+		f.factory->setRole("b:5432", ServerRole::Primary);
+		f.members("a:5432 standby\nb:5432 primary\n");
+		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.at(1).role == ServerRole::Primary; }));
+		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
+		CPPUNIT_ASSERT_EQUAL(std::string("b:5432=accepted"), describeLog(lease.attemptLog()));
 	}
 
 	void testDrainKnowsMembers()
