@@ -22,6 +22,7 @@
 #include <deque>
 #include <time.h>
 #include <mutex>
+#include <utility>
 
 namespace BlueTusk {
 
@@ -202,7 +203,8 @@ struct BlueTuskDataSource::Impl
 	PoolEntryPtr takeIdleFast(FastPath& path, const HostAttemptList*& attempts)
 		/// An idle session from the first endpoint in host-list order that is not known down, or null
 		/// (then the Router runs the full checkout). No allocation: attempts is set to the prebuilt
-		/// one-entry log of the session's endpoint and role, which lives as long as this Impl.
+		/// one-entry log of the session's endpoint and role, which lives as long as path (the fixed path:
+		/// this Impl; a topology's: the lease holds it).
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
@@ -370,7 +372,11 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 		if (entry)
 		{
 			if (observer) Detail::reportIdleCheckout(*observer, *entry);
-			BlueTuskConnection lease(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
+			// The lease keeps what its attempt log lives in: the Impl, and with a topology the path it came from
+			// (the topology thread may replace it while the lease is out).
+			std::shared_ptr<void> owner = _impl;
+			if (heldFast) owner = std::make_shared<std::pair<std::shared_ptr<Impl>, std::shared_ptr<Impl::FastPath>>>(_impl, std::move(heldFast));
+			BlueTuskConnection lease(std::move(entry), std::move(owner), *_impl->settings, *attempts, &_impl->connector.hostStates());
 			_impl->markLease(lease, target);
 			return lease;
 		}

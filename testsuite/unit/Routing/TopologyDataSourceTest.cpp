@@ -111,6 +111,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testDrainKnowsMembers);
 	CPPUNIT_TEST(testUnknownSource);
 	CPPUNIT_TEST(testCheckoutsWhileMembersChange);
+	CPPUNIT_TEST(testFastPathLeaseOutlivesHostList);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -356,6 +357,26 @@ public:
 		const PoolStatistics total = dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(0, total.busy);
 		CPPUNIT_ASSERT_EQUAL(f.factory->totalLive(), total.total);
+	}
+
+	void testFastPathLeaseOutlivesHostList()
+	{
+		// A lease from the idle fast path keeps its attempt log valid while the host list it came from is
+		// replaced twice (scripts/asan would report a use after free).
+		TopologyFixture f;
+		f.members("a:5432 primary\nb:5432 standby\n");
+		auto dataSource = f.create("a");
+		CPPUNIT_ASSERT(waitFor([&] { return dataSource->hostList().size() == 2; }));
+		dataSource->open(TargetSessionAttributes::Any).close();
+		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Any);
+		CPPUNIT_ASSERT(lease.attemptLog().at(0).reused);
+		f.members("a:5432 primary\nc:5432 standby\n");
+		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
+		f.members("a:5432 primary\n");
+		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a"; }));
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.attemptLog().size());
+		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=accepted"), describeLog(lease.attemptLog()));
+		CPPUNIT_ASSERT(lease.attemptLog().at(0).reused);
 	}
 
 	void testNoThreadLeftBehind()
