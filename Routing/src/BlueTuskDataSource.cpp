@@ -340,7 +340,11 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 
 CommitOutcomeResolver::Ptr BlueTuskDataSource::outcomeResolver(const Poco::Timespan& timeout) const
 {
-	return std::make_shared<RoutedOutcomeResolver>(*_impl->settings, _impl->connector, timeout);
+	if (!_impl->topology) return std::make_shared<RoutedOutcomeResolver>(*_impl->settings, _impl->connector, timeout);
+	// With a topology source: the primary is looked for among the current members.
+	ConnectionSettings settings = *_impl->settings;
+	settings.endpoints = hostList();
+	return std::make_shared<RoutedOutcomeResolver>(settings, _impl->connector, timeout);
 }
 
 

@@ -124,6 +124,7 @@ public:
 		/// A resolver for TransactionOptions::outcomeResolver and Transaction::executeWithOutcome(): a COMMIT
 		/// whose answer was lost is resolved on the current primary, routed with read-write under this data
 		/// source's settings and connector (RoutedOutcomeResolver), asking again until timeout (doc/outcomes.md).
+		/// With Topology Source, over the members of hostList() at the time of the call.
 		/// Throws BlueTuskUsageException for a timeout <= 0. The resolver does not keep the data source alive.
 
 	using UnitOfWork = std::function<void(BlueTuskConnection& lease, Transaction& transaction)>;
