@@ -23,6 +23,9 @@ BLUETUSK_OPTIONAL_PACKAGES=(ninja-build)
 # For the Patroni cluster (scripts/patroni, the demo's Patroni step) and scripts/failover-bench (haproxy,
 # python3 for its report). Installed by those scripts only (bt_ensure_packages), not by scripts/setup.
 BLUETUSK_HA_PACKAGES=(patroni etcd-server etcd-client haproxy python3)
+# For the pg_auto_failover cluster (scripts/pg-auto-failover): pg_autoctl and the monitor's extension. Installed
+# by that script only (bt_ensure_packages).
+BLUETUSK_PAF_PACKAGES=(pg-auto-failover-cli postgresql-15-auto-failover)
 
 bt_log()
 	# Prints one progress line: "==> message".

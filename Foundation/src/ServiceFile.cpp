@@ -93,6 +93,10 @@ bool readService(std::istream& input, const std::string& file, const std::string
 
 ServiceDefinition findService(const std::string& service, const std::string& serviceFile, const std::map<std::string, std::string>& environment)
 {
+	// libpq (fe-connect.c, parseServiceInfo; t/006_service.pl): a file named by servicefile or PGSERVICEFILE
+	// must exist; only ~/.pg_service.conf and the system file are skipped when missing
+	if (!serviceFile.empty() && !exists(serviceFile))
+		throw BlueTuskConnectionStringException("Service: service file " + quoted(serviceFile) + " not found (named by servicefile or PGSERVICEFILE)");
 	const std::vector<std::string> files = {userServiceFile(serviceFile, environment), systemServiceFile(environment)};
 	std::vector<std::string> looked;
 	for (const std::string& file: files)

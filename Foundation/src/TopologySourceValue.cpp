@@ -36,6 +36,8 @@ std::string topologySource(const std::string& value, const std::string& source)
 		if (!isNameCharacter(text[i]))
 			throw BlueTuskConnectionStringException(source + ": the source name may hold only letters, digits, '_', '-' and '.'" + expected);
 	}
+	if (text.compare(colon + 1, 2, "//") == 0)
+		throw BlueTuskConnectionStringException(source + ": the value is a URL without a source name before it" + expected);
 	if (trim(text.substr(colon + 1)).empty())
 		throw BlueTuskConnectionStringException(source + ": source " + quoted(text.substr(0, colon)) + " has no location after ':'" + expected);
 	return text;

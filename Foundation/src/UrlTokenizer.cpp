@@ -53,6 +53,8 @@ std::string hostElement(const std::string& text, std::size_t offset)
 		if (close == std::string::npos)
 			throw BlueTuskConnectionStringException("the '[' at " + position(offset) + " in the URL's host list is never closed by ']'");
 		rawHost = text.substr(1, close - 1);
+		if (rawHost.empty())
+			throw BlueTuskConnectionStringException("the IPv6 address between '[' and ']' at " + position(offset) + " in the URL's host list is empty");
 		if (close + 1 < text.size())
 		{
 			if (text[close + 1] != ':')
@@ -98,10 +100,16 @@ void addQueryParameters(const std::string& text, std::size_t start, KeywordValue
 			const std::size_t equals = text.find('=', pos);
 			if (equals == std::string::npos || equals > end)
 				throw BlueTuskConnectionStringException("the URL query parameter at " + position(pos) + " has no '='");
+			// libpq 18 (t/001_uri.pl): spaces around a key or a value are dropped; %20 keeps one
+			std::size_t keyStart = pos, keyEnd = equals, valueStart = equals + 1, valueEnd = end;
+			while (keyStart < keyEnd && isSpace(text[keyStart])) ++keyStart;
+			while (keyEnd > keyStart && isSpace(text[keyEnd - 1])) --keyEnd;
+			while (valueStart < valueEnd && isSpace(text[valueStart])) ++valueStart;
+			while (valueEnd > valueStart && isSpace(text[valueEnd - 1])) --valueEnd;
 			KeywordValue pair;
-			pair.keyword = percentDecode(text.substr(pos, equals - pos), pos);
-			pair.value = percentDecode(text.substr(equals + 1, end - equals - 1), equals + 1);
-			pair.position = pos;
+			pair.keyword = percentDecode(text.substr(keyStart, keyEnd - keyStart), keyStart);
+			pair.value = percentDecode(text.substr(valueStart, valueEnd - valueStart), valueStart);
+			pair.position = keyStart;
 			if (pair.keyword.empty())
 				throw BlueTuskConnectionStringException("missing keyword before '=' at " + position(equals));
 			pairs.push_back(pair);

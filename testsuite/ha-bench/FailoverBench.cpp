@@ -24,7 +24,7 @@
 
 #include "FailoverLoad.h"
 #include "LibpqWriter.h"
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include "TestEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
@@ -99,7 +99,7 @@ bool waitFor(const std::function<bool()>& condition, int milliseconds)
 pid_t postmasterPid(int node)
 	/// The first line of node's postmaster.pid (scripts/patroni's layout).
 {
-	const PatroniCluster& patroni = PatroniCluster::instance();
+	const HaCluster& patroni = HaCluster::patroni();
 	const std::string dir = Poco::Environment::get("BLUETUSK_PATRONI_DIR", "/tmp/bluetusk-patroni-" + std::to_string(patroni.port));
 	std::ifstream file(dir + "/node" + std::to_string(node) + "/data/postmaster.pid");
 	long pid = 0;
@@ -118,7 +118,7 @@ std::string libpqConninfo(const std::string& hosts, int port, const std::string&
 
 void prepareTables(int leader)
 {
-	const PatroniCluster& patroni = PatroniCluster::instance();
+	const HaCluster& patroni = HaCluster::patroni();
 	auto connection = BlueTuskConnection::open(patroni.nodeConnectionString(leader, "Timeout=5;SSL Mode=disable;Target Session Attributes=read-write"));
 	connection.executeSimple("CREATE TABLE IF NOT EXISTS bt_ha_writes(id bigserial PRIMARY KEY, run text NOT NULL, "
 		"writer int NOT NULL, seq bigint NOT NULL, node text NOT NULL, written_at timestamptz NOT NULL DEFAULT clock_timestamp())");
@@ -162,7 +162,7 @@ int main(int argc, char** argv)
 	try
 	{
 		const Options options = parse(argc, argv);
-		const PatroniCluster& patroni = PatroniCluster::instance();
+		const HaCluster& patroni = HaCluster::patroni();
 		const int oldLeader = patroni.leader();
 		if (oldLeader == 0) throw std::runtime_error("scripts/patroni leader named no member (is the cluster up?)");
 		const std::string oldHost = patroni.host(oldLeader);
@@ -194,7 +194,7 @@ int main(int argc, char** argv)
 		{
 			if (node != oldLeader) others.push_back(node);
 		}
-		PromotionWatch watch(others, 2);
+		PromotionWatch watch(patroni, others, 2);
 		std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the watch's sessions open
 		if (watch.promoted() != 0) throw std::runtime_error("a member other than the leader is already out of recovery");
 

@@ -3,7 +3,7 @@
 //
 
 #include "FailoverLoad.h"
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "Poco/Exception.h"
 #include <chrono>
@@ -183,7 +183,8 @@ std::string FailoverLoad::failures() const
 }
 
 
-PromotionWatch::PromotionWatch(const std::vector<int>& nodes, int pollMs):
+PromotionWatch::PromotionWatch(const HaCluster& cluster, const std::vector<int>& nodes, int pollMs):
+	_cluster(cluster),
 	_pollMs(pollMs)
 {
 	for (int node: nodes) _threads.emplace_back([this, node] { watch(node); });
@@ -211,10 +212,18 @@ std::int64_t PromotionWatch::promotedAt() const
 }
 
 
+std::int64_t PromotionWatch::leftRecoveryAt() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _leftRecoveryAt;
+}
+
+
 void PromotionWatch::watch(int node)
 {
-	const std::string text = PatroniCluster::instance().nodeConnectionString(node, "Timeout=1;SSL Mode=disable");
+	const std::string text = _cluster.nodeConnectionString(node, "Timeout=1;SSL Mode=disable");
 	BlueTuskConnection connection;
+	std::int64_t leftRecovery = 0;
 	while (!_stop)
 	{
 		try
@@ -222,12 +231,26 @@ void PromotionWatch::watch(int node)
 			if (!connection.isOpen()) connection = BlueTuskConnection::open(text, _connector);
 			if (!inRecovery(connection))
 			{
+				if (leftRecovery == 0) leftRecovery = nowMicros();
+				if (_cluster.holdsCommitsAfterPromotion)
+				{
+					// pg_auto_failover keeps the promoted member read-only (default_transaction_read_only) until
+					// it reaches wait_primary; then a commit with a transaction id returns once synchronous
+					// replication lets it.
+					if (connection.executeSimple("SHOW transaction_read_only").front().rows.at(0).at(0).value() != "off")
+					{
+						pause(_pollMs);
+						continue;
+					}
+					connection.executeSimple("SELECT txid_current()");
+				}
 				const std::int64_t at = nowMicros();
 				std::lock_guard<std::mutex> lock(_mutex);
 				if (_promoted == 0)
 				{
 					_promoted = node;
 					_promotedAt = at;
+					_leftRecoveryAt = leftRecovery;
 				}
 				return;
 			}

@@ -83,32 +83,43 @@ private:
 };
 
 
+struct HaCluster;
+
+
 class PromotionWatch
 	/// One thread per watched member keeps an unpooled session (target any) and asks it
-	/// pg_is_in_recovery() every pollMs; the first "f" records when that member accepted writes. A lost
-	/// session is reopened on the next poll.
+	/// pg_is_in_recovery() every pollMs; the first "f" records when that member left recovery. When the
+	/// cluster holds writes after a promotion (HaCluster::holdsCommitsAfterPromotion), the thread then polls
+	/// until its transactions are no longer read-only and commits one that has a transaction id (SELECT
+	/// txid_current(): it waits for synchronous replication like any write), and records when that commit
+	/// returned: the member accepts writes from then on. Otherwise leaving recovery is accepting writes. A
+	/// lost session is reopened on the next poll.
 {
 public:
-	PromotionWatch(const std::vector<int>& nodes, int pollMs);
-		/// Starts watching members nodes (1..3) at once.
+	PromotionWatch(const HaCluster& cluster, const std::vector<int>& nodes, int pollMs);
+		/// Starts watching members nodes (1..3) of cluster at once.
 	~PromotionWatch();
 		/// Stops and joins.
 
 	int promoted() const;
-		/// The first member seen leaving recovery, or 0.
+		/// The first member seen accepting writes, or 0.
 	std::int64_t promotedAt() const;
-		/// nowMicros() when promoted() answered "not in recovery"; 0 when none has.
+		/// nowMicros() when promoted() was seen accepting writes; 0 when none has.
+	std::int64_t leftRecoveryAt() const;
+		/// nowMicros() when promoted() answered "not in recovery" (promotedAt() or before); 0 when none has.
 
 private:
 	void watch(int node);
 
 	Connector _connector;
+	const HaCluster& _cluster;
 	int _pollMs;
 	std::atomic<bool> _stop{false};
 	std::vector<std::thread> _threads;
 	mutable std::mutex _mutex;
 	int _promoted = 0;
 	std::int64_t _promotedAt = 0;
+	std::int64_t _leftRecoveryAt = 0;
 };
 
 } } // namespace BlueTusk::Test

@@ -4,7 +4,7 @@
 
 #include "FailoverScenario.h"
 #include "FailoverLoad.h"
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
@@ -43,25 +43,24 @@ double millis(std::int64_t micros)
 }
 
 
-void prepareTable(int leader)
+void prepareTable(const HaCluster& cluster, int leader)
 {
-	const PatroniCluster& patroni = PatroniCluster::instance();
-	auto connection = BlueTuskConnection::open(patroni.nodeConnectionString(leader, "Timeout=5;SSL Mode=disable;Target Session Attributes=read-write"));
+	auto connection = BlueTuskConnection::open(cluster.nodeConnectionString(leader, "Timeout=5;SSL Mode=disable;Target Session Attributes=read-write"));
 	connection.executeSimple("CREATE TABLE IF NOT EXISTS bt_ha_writes(id bigserial PRIMARY KEY, run text NOT NULL, "
 		"writer int NOT NULL, seq bigint NOT NULL, node text NOT NULL, written_at timestamptz NOT NULL DEFAULT clock_timestamp())");
 }
 
 
 struct Restore
-	/// Runs a scripts/patroni command when the scenario ends, passed or failed, then waits for a healthy
-	/// cluster (without asserting: the next scenario asserts it).
+	/// Runs a command of the cluster's script when the scenario ends, passed or failed, then waits for a
+	/// healthy cluster (without asserting: the next scenario asserts it).
 {
+	const HaCluster& cluster;
 	std::string command;
 	~Restore()
 	{
-		const PatroniCluster& patroni = PatroniCluster::instance();
-		if (!command.empty()) patroni.run(command + " >&2");
-		patroni.run("wait 120 >/dev/null 2>&1");
+		if (!command.empty()) cluster.run(command + " >&2");
+		cluster.run("wait 120 >/dev/null 2>&1");
 	}
 };
 
@@ -71,23 +70,24 @@ struct Restore
 
 Outcome runScenario(const Scenario& scenario)
 {
-	const PatroniCluster& patroni = PatroniCluster::instance();
+	const HaCluster& cluster = scenario.cluster ? *scenario.cluster : HaCluster::patroni();
 	const std::string& name = scenario.name;
-	patroni.waitHealthy(120);
+	cluster.waitHealthy(120);
 	Outcome outcome;
-	outcome.oldLeader = patroni.leader();
-	CPPUNIT_ASSERT_MESSAGE("scripts/patroni leader named no member", outcome.oldLeader != 0);
-	prepareTable(outcome.oldLeader);
+	outcome.oldLeader = cluster.leader();
+	CPPUNIT_ASSERT_MESSAGE("scripts/" + cluster.script + " leader named no member", outcome.oldLeader != 0);
+	prepareTable(cluster, outcome.oldLeader);
 
-	Restore guard;
+	Restore guard{cluster, ""};
 	guard.command = scenario.restore;
 	const std::string::size_type mark = guard.command.find('%');
 	if (mark != std::string::npos) guard.command.replace(mark, 1, std::to_string(outcome.oldLeader));
 	Connector connector;
-	auto dataSource = BlueTuskDataSource::create(patroni.connectionString(std::string(dataSourceSettings) + scenario.settings), connector);
-	const std::string oldHost = patroni.host(outcome.oldLeader);
+	auto dataSource = BlueTuskDataSource::create(cluster.connectionString(std::string(dataSourceSettings) + scenario.settings), connector);
+	const std::string oldHost = cluster.host(outcome.oldLeader);
 	std::int64_t faultAt = 0;
 	std::int64_t promotedAt = 0;
+	std::int64_t leftRecoveryAt = 0;
 	std::int64_t firstWrite = 0;
 	long writes = 0;
 	long writeErrors = 0;
@@ -103,17 +103,20 @@ Outcome runScenario(const Scenario& scenario)
 		{
 			if (node != outcome.oldLeader) others.push_back(node);
 		}
-		PromotionWatch watch(others, 5);
+		PromotionWatch watch(cluster, others, 5);
 		std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the watch's sessions open
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("a member other than the leader is already out of recovery", 0, watch.promoted());
 
+		const long readsBefore = load.reads;
 		faultAt = nowMicros();
 		scenario.fault(outcome.oldLeader);
 		CPPUNIT_ASSERT_MESSAGE(name + ": no member accepted writes within 60 s",
 			waitFor([&] { return watch.promoted() != 0; }, 60000));
+		outcome.readsDuringFailover = load.reads - readsBefore;
 		outcome.newLeader = watch.promoted();
 		promotedAt = watch.promotedAt();
-		const std::string newHost = patroni.host(outcome.newLeader);
+		leftRecoveryAt = watch.leftRecoveryAt();
+		const std::string newHost = cluster.host(outcome.newLeader);
 		CPPUNIT_ASSERT_MESSAGE(name + ": no BlueTusk write on the new primary " + newHost + " within 40 s:\n" + load.failures(),
 			waitFor([&] { return load.firstWriteOn(newHost, faultAt) != 0; }, 40000));
 		firstWrite = load.firstWriteOn(newHost, faultAt);
@@ -133,7 +136,7 @@ Outcome runScenario(const Scenario& scenario)
 		readsOnStandby = load.readsOnStandby;
 		if (writeErrors > 0) std::cout << "    " << name << ": writes lost in flight:\n" << load.failures();
 	}
-	CPPUNIT_ASSERT_EQUAL_MESSAGE(name + ": Patroni's leader is the member seen promoted", outcome.newLeader, patroni.leader());
+	CPPUNIT_ASSERT_EQUAL_MESSAGE(name + ": " + cluster.manager + "'s primary is the member seen promoted", outcome.newLeader, cluster.leader());
 	CPPUNIT_ASSERT_MESSAGE(name + ": a member other than the old leader was promoted", outcome.newLeader != outcome.oldLeader);
 
 	// Every lease came back; the counters balance.
@@ -150,12 +153,16 @@ Outcome runScenario(const Scenario& scenario)
 	}
 
 	outcome.faultToPromotionMs = millis(promotedAt - faultAt);
+	outcome.faultToRecoveryEndMs = millis(leftRecoveryAt - faultAt);
 	outcome.promotionToFirstWriteMs = millis(firstWrite - promotedAt);
-	char line[512];
-	std::snprintf(line, sizeof(line), "HA %-12s node%d -> node%d: fault -> new primary accepts writes %.0f ms; "
+	char held[96] = "";
+	if (cluster.holdsCommitsAfterPromotion)
+		std::snprintf(held, sizeof(held), " (out of recovery, read-only, at %.0f ms)", outcome.faultToRecoveryEndMs);
+	char line[640];
+	std::snprintf(line, sizeof(line), "HA %-12s node%d -> node%d: fault -> new primary accepts writes %.0f ms%s; "
 		"-> first BlueTusk write %+.1f ms; writes %ld (lost in flight %ld, on the deposed leader %ld), reads %ld (%ld on standbys), "
 		"failed checkouts 0; %s",
-		name.c_str(), outcome.oldLeader, outcome.newLeader, outcome.faultToPromotionMs, outcome.promotionToFirstWriteMs,
+		name.c_str(), outcome.oldLeader, outcome.newLeader, outcome.faultToPromotionMs, held, outcome.promotionToFirstWriteMs,
 		writes, writeErrors, outcome.writesOnDeposed, reads, readsOnStandby, all.toString().c_str());
 	std::cout << "\n" << line << std::endl;
 	return outcome;

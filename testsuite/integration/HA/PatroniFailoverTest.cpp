@@ -14,7 +14,7 @@
 //
 
 #include "FailoverScenario.h"
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;
@@ -35,7 +35,7 @@ public:
 		// (a) kill -9 of the leader's postmaster: Patroni (primary_start_timeout 0) promotes a replica.
 		Scenario scenario;
 		scenario.name = "kill-primary";
-		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("kill-primary")); };
+		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("kill-primary")); };
 		const Outcome outcome = runScenario(scenario);
 		CPPUNIT_ASSERT_MESSAGE("promotion within 30 s", outcome.faultToPromotionMs < 30000);
 		// The promotion watch: a waiting checkout sees the promotion within one poll (50 ms). Measured on
@@ -50,7 +50,7 @@ public:
 		// (c) patronictl switchover to the first replica: the old leader shuts down, the candidate promotes.
 		Scenario scenario;
 		scenario.name = "switchover";
-		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("switchover")); };
+		scenario.fault = [](int) { CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("switchover")); };
 		const Outcome outcome = runScenario(scenario);
 		// Measured on an idle machine: +26.5, +13.6 ms.
 		CPPUNIT_ASSERT_MESSAGE("first write within 100 ms of the promotion: +" + std::to_string(outcome.promotionToFirstWriteMs) + " ms",
@@ -63,7 +63,7 @@ public:
 		// (b) the leader's machine dies: Patroni and PostgreSQL killed; the leader key expires after ttl.
 		Scenario scenario;
 		scenario.name = "node-loss";
-		scenario.fault = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("stop-node " + std::to_string(leader))); };
+		scenario.fault = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("stop-node " + std::to_string(leader))); };
 		scenario.restore = "start-node %";
 		const Outcome outcome = runScenario(scenario);
 		CPPUNIT_ASSERT_MESSAGE("promotion after the leader key expired (ttl 10 s)", outcome.faultToPromotionMs > 3000);

@@ -12,7 +12,7 @@
 //
 
 #include "FailoverScenario.h"
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;
@@ -33,8 +33,8 @@ public:
 		Scenario scenario;
 		scenario.name = "frozen";
 		scenario.settings = ";Command Timeout=2";
-		scenario.fault = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("freeze-node " + std::to_string(leader))); };
-		scenario.afterFailover = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("thaw-node " + std::to_string(leader))); };
+		scenario.fault = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("freeze-node " + std::to_string(leader))); };
+		scenario.afterFailover = [](int leader) { CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("thaw-node " + std::to_string(leader))); };
 		scenario.restore = "thaw-node %";
 		const Outcome outcome = runScenario(scenario);
 		// An open that began a connect to the frozen host just before the promotion pays that host's Timeout

@@ -9,7 +9,7 @@
 // up. Every checkout's server is confirmed with inet_server_addr().
 //
 
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include "BlackHoleListener.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "Poco/Clock.h"
@@ -28,7 +28,7 @@ namespace {
 
 int restPort()
 {
-	const PatroniCluster& cluster = PatroniCluster::instance();
+	const HaCluster& cluster = HaCluster::patroni();
 	return Poco::NumberParser::parse(Poco::Environment::get("BLUETUSK_PATRONI_REST_PORT", std::to_string(cluster.port + 1000)));
 }
 
@@ -85,19 +85,19 @@ struct FourthMember
 
 	void add()
 	{
-		CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("add-node 4"));
+		CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("add-node 4"));
 		added = true;
 	}
 
 	void remove()
 	{
 		added = false;
-		CPPUNIT_ASSERT_EQUAL(0, PatroniCluster::instance().run("remove-node 4"));
+		CPPUNIT_ASSERT_EQUAL(0, HaCluster::patroni().run("remove-node 4"));
 	}
 
 	~FourthMember()
 	{
-		if (added) PatroniCluster::instance().run("remove-node 4");
+		if (added) HaCluster::patroni().run("remove-node 4");
 	}
 };
 
@@ -116,12 +116,12 @@ class PatroniTopologyTest: public CppUnit::TestFixture
 public:
 	void setUp()
 	{
-		PatroniCluster::instance().waitHealthy(120);
+		HaCluster::patroni().waitHealthy(120);
 	}
 
 	void testSeedOfOneUsesEveryMember()
 	{
-		const PatroniCluster& cluster = PatroniCluster::instance();
+		const HaCluster& cluster = HaCluster::patroni();
 		const int leader = cluster.leader();
 		CPPUNIT_ASSERT(leader != 0);
 		auto dataSource = BlueTuskDataSource::create(cluster.nodeConnectionString(1,
@@ -156,7 +156,7 @@ public:
 
 	void testFourthMemberAddedAndRemoved()
 	{
-		const PatroniCluster& cluster = PatroniCluster::instance();
+		const HaCluster& cluster = HaCluster::patroni();
 		const int leader = cluster.leader();
 		auto dataSource = BlueTuskDataSource::create(cluster.nodeConnectionString(1,
 			patroniSource() + ";Topology Refresh Interval=0.2;Maximum Pool Size=1"));
@@ -202,7 +202,7 @@ public:
 	void testUnreachableApiCostsCheckoutsNothing()
 	{
 		// The API's port black-holes: each read uses its whole timeout (Timeout=3), checkouts never wait for one.
-		const PatroniCluster& cluster = PatroniCluster::instance();
+		const HaCluster& cluster = HaCluster::patroni();
 		const int leader = cluster.leader();
 		BlackHoleListener hole("127.0.0.1");
 		Poco::Clock created;
@@ -229,7 +229,7 @@ public:
 
 	void testLeaderHintAfterFailover()
 	{
-		const PatroniCluster& cluster = PatroniCluster::instance();
+		const HaCluster& cluster = HaCluster::patroni();
 		const int oldLeader = cluster.leader();
 		CPPUNIT_ASSERT(oldLeader != 0);
 		auto dataSource = BlueTuskDataSource::create(cluster.nodeConnectionString(1,

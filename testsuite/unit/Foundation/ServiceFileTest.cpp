@@ -133,9 +133,12 @@ public:
 		const auto fromSystem = parse("service=system-only", environment);
 		BLUETUSK_ASSERT_ENDPOINTS("sys-host:5432", fromSystem);
 		CPPUNIT_ASSERT_EQUAL(std::string("sys-user"), fromSystem.username);
-		// PGSERVICEFILE replaces ~/.pg_service.conf; a missing user file is skipped
-		BLUETUSK_ASSERT_ENDPOINTS("never-read:5432", parse("service=app user=u", {{"PGSERVICEFILE", home.path() + "/none.conf"},
-			{"PGSYSCONFDIR", system.path()}}));
+		// PGSERVICEFILE replaces ~/.pg_service.conf, and must exist (libpq: "service file ... not found")
+		CPPUNIT_ASSERT_EQUAL("Service: service file \"" + home.path() + "/none.conf\" not found (named by servicefile or PGSERVICEFILE)",
+			parseError("service=app user=u", {{"PGSERVICEFILE", home.path() + "/none.conf"}, {"PGSYSCONFDIR", system.path()}}));
+		// a PGSERVICEFILE that lacks the service: the system file is read next
+		const std::string otherOnly = home.write("other-only.conf", "[other]\nhost=other-host\n");
+		BLUETUSK_ASSERT_ENDPOINTS("never-read:5432", parse("service=app user=u", {{"PGSERVICEFILE", otherOnly}, {"PGSYSCONFDIR", system.path()}}));
 	}
 
 	void testErrors()

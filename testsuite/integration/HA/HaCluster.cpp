@@ -1,8 +1,8 @@
 //
-// PatroniCluster.cpp
+// HaCluster.cpp
 //
 
-#include "PatroniCluster.h"
+#include "HaCluster.h"
 #include "TestEnvironment.h"
 #include "Poco/Environment.h"
 #include "Poco/NumberParser.h"
@@ -13,25 +13,41 @@
 namespace BlueTusk {
 namespace Test {
 
-const PatroniCluster& PatroniCluster::instance()
+const HaCluster& HaCluster::patroni()
 {
-	static const PatroniCluster cluster = []
+	static const HaCluster cluster = []
 	{
-		PatroniCluster c;
-		c.port = Poco::NumberParser::parse(Poco::Environment::get("BLUETUSK_PATRONI_PORT", "55462"));
+		HaCluster c;
+		c.port = Poco::NumberParser::parse(Poco::Environment::get(c.portVariable, "55462"));
 		return c;
 	}();
 	return cluster;
 }
 
 
-std::string PatroniCluster::host(int node) const
+const HaCluster& HaCluster::autoFailover()
+{
+	static const HaCluster cluster = []
+	{
+		HaCluster c;
+		c.manager = "pg_auto_failover";
+		c.script = "pg-auto-failover";
+		c.portVariable = "BLUETUSK_PAF_PORT";
+		c.port = Poco::NumberParser::parse(Poco::Environment::get(c.portVariable, "55482"));
+		c.holdsCommitsAfterPromotion = true;
+		return c;
+	}();
+	return cluster;
+}
+
+
+std::string HaCluster::host(int node) const
 {
 	return "127.0.0." + std::to_string(node);
 }
 
 
-std::string PatroniCluster::connectionString(const std::string& extra) const
+std::string HaCluster::connectionString(const std::string& extra) const
 {
 	const ClusterInfo& info = cluster();
 	std::string text = "Host=" + host(1) + "," + host(2) + "," + host(3) + ";Port=" + std::to_string(port) +
@@ -41,7 +57,7 @@ std::string PatroniCluster::connectionString(const std::string& extra) const
 }
 
 
-std::string PatroniCluster::nodeConnectionString(int node, const std::string& extra) const
+std::string HaCluster::nodeConnectionString(int node, const std::string& extra) const
 {
 	const ClusterInfo& info = cluster();
 	std::string text = "Host=" + host(node) + ";Port=" + std::to_string(port) + ";Username=" + info.user +
@@ -51,10 +67,10 @@ std::string PatroniCluster::nodeConnectionString(int node, const std::string& ex
 }
 
 
-int PatroniCluster::run(const std::string& arguments, std::string* output) const
+int HaCluster::run(const std::string& arguments, std::string* output) const
 {
-	const std::string command = "BLUETUSK_PATRONI_PORT=" + std::to_string(port) + " '" + cluster().scriptsDir +
-		"/patroni' " + arguments + (output ? "" : " >/dev/null");
+	const std::string command = portVariable + "=" + std::to_string(port) + " '" + cluster().scriptsDir + "/" + script +
+		"' " + arguments + (output ? "" : " >/dev/null");
 	FILE* pipe = ::popen(command.c_str(), "r");
 	if (!pipe) return -1;
 	std::string text;
@@ -66,7 +82,7 @@ int PatroniCluster::run(const std::string& arguments, std::string* output) const
 }
 
 
-int PatroniCluster::leader() const
+int HaCluster::leader() const
 {
 	std::string text;
 	if (run("leader 2>/dev/null", &text) != 0) return 0;
@@ -78,12 +94,12 @@ int PatroniCluster::leader() const
 }
 
 
-void PatroniCluster::waitHealthy(int seconds) const
+void HaCluster::waitHealthy(int seconds) const
 {
 	std::string text;
 	const int status = run("wait " + std::to_string(seconds) + " 2>&1", &text);
-	CPPUNIT_ASSERT_MESSAGE("the Patroni cluster on port " + std::to_string(port) + " is not healthy (start it with "
-		"BLUETUSK_PATRONI_PORT=" + std::to_string(port) + " scripts/patroni start):\n" + text, status == 0);
+	CPPUNIT_ASSERT_MESSAGE("the " + manager + " cluster on port " + std::to_string(port) + " is not healthy (start it with " +
+		portVariable + "=" + std::to_string(port) + " scripts/" + script + " start):\n" + text, status == 0);
 }
 
 } } // namespace BlueTusk::Test
