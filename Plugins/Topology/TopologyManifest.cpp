@@ -9,9 +9,11 @@
 
 #include "AutoFailoverTopologySource.h"
 #include "BlueTusk/TopologySource.h"
+#include "PatroniTopologySource.h"
 #include "Poco/ClassLibrary.h"
 
 POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
 	// one POCO_EXPORT_INTERFACE(<class>, "<name>") line per source: "patroni", "pg_auto_failover"
 	POCO_EXPORT_INTERFACE(BlueTusk::AutoFailoverTopologySource, "pg_auto_failover")
+	POCO_EXPORT_INTERFACE(BlueTusk::PatroniTopologySource, "patroni")
 POCO_END_MANIFEST

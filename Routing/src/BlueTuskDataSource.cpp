@@ -14,6 +14,7 @@
 #include "HealthMonitor.h"
 #include "Rebalancer.h"
 #include "Router.h"
+#include "TopologyWatcher.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <deque>
 #include <time.h>
 #include <mutex>
+#include <utility>
 
 namespace BlueTusk {
 
@@ -56,13 +58,24 @@ struct BlueTuskDataSource::Impl
 		                                          /// after DOWN_EPOCH_MS; 0: not DOWN). One word: consistent.
 	};
 
+	struct FastPath
+		/// The idle fast path over one version of the host list (FastEndpoint per endpoint, in order).
+	{
+		std::deque<FastEndpoint> endpoints;
+	};
+
 	std::shared_ptr<const ConnectionSettings> settings;
 	Connector connector;
 	HostOrderPolicy::Ptr hostOrder;
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
 	std::map<TargetSessionAttributes, TargetSessionPolicy::Ptr> targets;
-	std::deque<FastEndpoint> fastEndpoints;    /// host-list order; empty: no fast path (order not fixed)
+	std::unique_ptr<FastPath> fixedFast;       /// no topology source: built once, read without a lock; null: no
+	                                           /// fast path (order not fixed)
+	std::shared_ptr<FastPath> topologyFast;    /// with a topology source: the current list's, swapped by the
+	                                           /// topology thread (std::atomic_store) and read with std::atomic_load
+	std::unique_ptr<Detail::TopologyWatcher> topology; /// with Topology Source: the topology thread (before
+	                                           /// the members above in destruction: it publishes into them)
 	std::atomic<unsigned> targetsKnown{0};     /// bit per TargetSessionAttributes: policy resolved
 	std::atomic<unsigned> targetsWithoutRole{0}; /// bit per TargetSessionAttributes: its policy needs no role
 	Detail::FreshnessState freshness;          /// tokens and WAL positions (doc/freshness.md)
@@ -106,17 +119,19 @@ struct BlueTuskDataSource::Impl
 		return (targetsWithoutRole.load(std::memory_order_acquire) & bit) != 0;
 	}
 
-	void buildFastPath()
+	std::unique_ptr<FastPath> buildFastPath(const std::vector<BlueTuskHostEndpoint>& endpoints)
 		/// The idle fast path applies when the host order is the host list as written (sequential,
 		/// parallel): then, for a target that accepts every role, the Router would take the first idle
 		/// session in host-list order among the endpoints not known down (doc/routing.md (step 2), 5 step 1).
+		/// Null when the order is not fixed.
 	{
 		const std::string order = hostOrder->name();
-		if (order != "sequential" && order != "parallel") return;
-		for (std::size_t i = 0; i < settings->endpoints.size(); ++i)
+		if (order != "sequential" && order != "parallel") return nullptr;
+		auto path = std::make_unique<FastPath>();
+		for (std::size_t i = 0; i < endpoints.size(); ++i)
 		{
-			FastEndpoint& fast = fastEndpoints.emplace_back();
-			fast.endpoint = settings->endpoints[i];
+			FastEndpoint& fast = path->endpoints.emplace_back();
+			fast.endpoint = endpoints[i];
 			fast.pool = &manager->pool(fast.endpoint);
 			fast.position = i;
 			for (std::size_t r = 0; r < ROLE_COUNT; ++r)
@@ -131,7 +146,32 @@ struct BlueTuskDataSource::Impl
 				fast.accepted[r] = std::make_shared<const HostAttemptList>(1, attempt);
 			}
 		}
+		return path;
 	}
+
+	void publishFastPath(const Detail::HostListPtr& hosts)
+		/// The topology thread's hook: the fast path over the new host list.
+	{
+		std::shared_ptr<FastPath> path(buildFastPath(hosts->endpoints));
+		std::atomic_store(&topologyFast, path);
+		if (monitorId) connector.healthMonitor().setEndpoints(monitorId, hosts->endpoints);
+	}
+
+	Detail::HostListPtr hosts() const
+		/// The current host list: the topology's, or null (the written endpoints).
+	{
+		return topology ? topology->hosts() : nullptr;
+	}
+
+	bool inHostList(const BlueTuskHostEndpoint& endpoint) const
+		/// Whether endpoint is in the written host list or the topology's current one.
+	{
+		const std::vector<BlueTuskHostEndpoint>& written = settings->endpoints;
+		if (std::find(written.begin(), written.end(), endpoint) != written.end()) return true;
+		return topology && topology->hosts()->contains(endpoint);
+	}
+
+	void startTopology(Connector& c);
 
 	static Poco::Int64 coarseNowMs()
 		/// The wall clock in milliseconds, from the kernel's coarse clock (host states are kept for seconds).
@@ -167,15 +207,16 @@ struct BlueTuskDataSource::Impl
 		return ageMs < recheckMs;
 	}
 
-	PoolEntryPtr takeIdleFast(const HostAttemptList*& attempts)
+	PoolEntryPtr takeIdleFast(FastPath& path, const HostAttemptList*& attempts)
 		/// An idle session from the first endpoint in host-list order that is not known down, or null
 		/// (then the Router runs the full checkout). No allocation: attempts is set to the prebuilt
-		/// one-entry log of the session's endpoint and role, which lives as long as this Impl.
+		/// one-entry log of the session's endpoint and role, which lives as long as path (the fixed path:
+		/// this Impl; a topology's: the lease holds it).
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
 		const Poco::Int64 nowMs = checkDown ? coarseNowMs() : 0;
-		for (FastEndpoint& fast: fastEndpoints)
+		for (FastEndpoint& fast: path.endpoints)
 		{
 			if (checkDown && isFreshDown(states, fast, nowMs)) continue;
 			PoolEntryPtr entry = fast.pool->tryTakeIdle();
@@ -235,13 +276,45 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	_impl->manager = std::make_shared<PoolManager>(*_impl->settings,
 		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);
-	_impl->buildFastPath();
 	// Storm control: a load-balancing order moves idle sessions to a standby that came back or joined.
 	if (Detail::Rebalancer::appliesTo(_impl->hostOrder->name()))
 		_impl->manager->setPruningHook(Detail::Rebalancer(_impl->settings, _impl->connector.hostStates()));
+	// The health monitor before the topology thread, which tells it each new host list (publishFastPath()).
 	if (settings.healthCheckInterval.totalMicroseconds() > 0)   // doc/high-availability.md, "The health monitor"
 		_impl->monitorId = c.healthMonitor().add({_impl->manager, _impl->settings, c.sessionFactory()});
+	if (settings.topologySource.empty())
+	{
+		_impl->fixedFast = _impl->buildFastPath(settings.endpoints);
+	}
+	else
+	{
+		_impl->topologyFast = _impl->buildFastPath(settings.endpoints);
+		_impl->startTopology(c);
+	}
 	Poco::Logger::get("BlueTusk.Routing").information("data source created: %s", settings.toString());
+}
+
+
+void BlueTuskDataSource::Impl::startTopology(Connector& c)
+{
+	// "<name>:<location>", its shape checked by the parser (Topology Source).
+	const std::string& value = settings->topologySource;
+	const std::string::size_type colon = value.find(':');
+	const std::string name = value.substr(0, colon);
+	const std::string location = colon == std::string::npos ? std::string() : value.substr(colon + 1);
+	TopologySource::Ptr source;
+	try
+	{
+		source = c.createTopologySource(name);
+		source->configure(location, *settings);
+	}
+	catch (...)
+	{
+		settings->redactor().rethrowCurrent();
+	}
+	topology = std::make_unique<Detail::TopologyWatcher>(source, *settings, manager,
+		[this](const Detail::HostListPtr& hosts) { publishFastPath(hosts); });
+	topology->start(); // the first read happens in the background: no checkout waits for it
 }
 
 
@@ -249,8 +322,11 @@ BlueTuskDataSource::~BlueTuskDataSource()
 {
 	try
 	{
-		if (_impl->monitorId) _impl->connector.healthMonitor().remove(_impl->monitorId);   // before the pools go
-		// Idle sessions close now, leased ones when they come back; the pools end with the last lease.
+		// The topology thread first (no pool is resumed behind the drain, no host list reaches the monitor),
+		// then the health monitor (before the pools go); then idle sessions close now, leased ones when they
+		// come back; the pools end with the last lease.
+		if (_impl->topology) _impl->topology->stop();
+		if (_impl->monitorId) _impl->connector.healthMonitor().remove(_impl->monitorId);
 		_impl->manager->drain();
 	}
 	catch (...)
@@ -279,7 +355,11 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target)
 
 CommitOutcomeResolver::Ptr BlueTuskDataSource::outcomeResolver(const Poco::Timespan& timeout) const
 {
-	return std::make_shared<RoutedOutcomeResolver>(*_impl->settings, _impl->connector, timeout);
+	if (!_impl->topology) return std::make_shared<RoutedOutcomeResolver>(*_impl->settings, _impl->connector, timeout);
+	// With a topology source: the primary is looked for among the current members.
+	ConnectionSettings settings = *_impl->settings;
+	settings.endpoints = hostList();
+	return std::make_shared<RoutedOutcomeResolver>(settings, _impl->connector, timeout);
 }
 
 
@@ -295,14 +375,27 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
 	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
-	if (!_impl->fastEndpoints.empty() && !freshness.active() && _impl->needsNoRole(target))
+	// Without a topology source the path is fixed and read without a lock or a reference count; with one,
+	// the current list's path is held for the duration of the checkout.
+	std::shared_ptr<Impl::FastPath> heldFast;
+	Impl::FastPath* fast = _impl->fixedFast.get();
+	if (_impl->topology)
+	{
+		heldFast = std::atomic_load(&_impl->topologyFast);
+		fast = heldFast.get();
+	}
+	if (fast && !fast->endpoints.empty() && !freshness.active() && _impl->needsNoRole(target))
 	{
 		const HostAttemptList* attempts = nullptr;
-		PoolEntryPtr entry = _impl->takeIdleFast(attempts);
+		PoolEntryPtr entry = _impl->takeIdleFast(*fast, attempts);
 		if (entry)
 		{
 			if (observer) Detail::reportIdleCheckout(*observer, *entry);
-			BlueTuskConnection lease(std::move(entry), _impl, *_impl->settings, *attempts, &_impl->connector.hostStates());
+			// The lease keeps what its attempt log lives in: the Impl, and with a topology the path it came from
+			// (the topology thread may replace it while the lease is out).
+			std::shared_ptr<void> owner = _impl;
+			if (heldFast) owner = std::make_shared<std::pair<std::shared_ptr<Impl>, std::shared_ptr<Impl::FastPath>>>(_impl, std::move(heldFast));
+			BlueTuskConnection lease(std::move(entry), std::move(owner), *_impl->settings, *attempts, &_impl->connector.hostStates());
 			_impl->markLease(lease, target);
 			return lease;
 		}
@@ -319,6 +412,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	request.hostStates = &_impl->connector.hostStates();
 	request.pools = _impl->manager.get();
 	request.pooled = true;
+	request.hosts = _impl->hosts();   // null without a topology source: the written endpoints
 
 	auto route = [observer, &request](HostAttemptList& attempts)
 	{
@@ -333,7 +427,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 		{
 			request.target = policy;
 			return route(attempts);
-		}, request.target, *_impl->manager);
+		}, request.target, *_impl->manager, request.hosts ? request.hosts->endpoints : _impl->settings->endpoints);
 	}
 	else
 	{
@@ -356,19 +450,46 @@ PoolStatistics BlueTuskDataSource::getPoolStatistics() const
 std::map<BlueTuskHostEndpoint, PoolStatistics> BlueTuskDataSource::getHostPoolStatistics() const
 {
 	std::map<BlueTuskHostEndpoint, PoolStatistics> statistics = _impl->manager->hostStatistics();
+	if (Detail::HostListPtr hosts = _impl->hosts())
+	{
+		// A dropped topology member's pool is listed while it still has sessions (leases draining back).
+		for (auto it = statistics.begin(); it != statistics.end();)
+		{
+			if (!hosts->contains(it->first) && it->second.total == 0) it = statistics.erase(it);
+			else ++it;
+		}
+	}
 	_impl->freshness.addStatistics(statistics);
 	return statistics;
 }
 
 
+std::vector<BlueTuskHostEndpoint> BlueTuskDataSource::hostList() const
+{
+	Detail::HostListPtr hosts = _impl->hosts();
+	return hosts ? hosts->endpoints : _impl->settings->endpoints;
+}
+
+
+TopologySnapshot BlueTuskDataSource::topology() const
+{
+	return _impl->topology ? _impl->topology->snapshot() : TopologySnapshot();
+}
+
+
 namespace {
 
-void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoint& endpoint)
+void checkEndpoint(const ConnectionSettings& settings, const BlueTuskHostEndpoint& endpoint, bool known, const std::vector<BlueTuskHostEndpoint>& current)
 {
-	if (std::find(settings.endpoints.begin(), settings.endpoints.end(), endpoint) == settings.endpoints.end())
+	if (known) return;
+	std::string list = settings.hostList();
+	if (!settings.topologySource.empty())
 	{
-		throw Poco::NotFoundException(settings.redactor().redact("endpoint " + endpoint.toString() + " is not in the host list " + settings.hostList()));
+		list = "(";
+		for (const BlueTuskHostEndpoint& e: current) list += (list.size() > 1 ? "," : "") + e.toString();
+		list += ", from Topology Source; written: " + settings.hostList() + ")";
 	}
+	throw Poco::NotFoundException(settings.redactor().redact("endpoint " + endpoint.toString() + " is not in the host list " + list));
 }
 
 } // namespace
@@ -390,14 +511,14 @@ PoolObserver* BlueTuskDataSource::observer() const
 
 void BlueTuskDataSource::drain(const BlueTuskHostEndpoint& endpoint)
 {
-	checkEndpoint(*_impl->settings, endpoint);
+	checkEndpoint(*_impl->settings, endpoint, _impl->inHostList(endpoint), hostList());
 	_impl->manager->pool(endpoint).drain();
 }
 
 
 void BlueTuskDataSource::resume(const BlueTuskHostEndpoint& endpoint)
 {
-	checkEndpoint(*_impl->settings, endpoint);
+	checkEndpoint(*_impl->settings, endpoint, _impl->inHostList(endpoint), hostList());
 	_impl->manager->pool(endpoint).resume();
 }
 
@@ -410,7 +531,7 @@ void BlueTuskDataSource::drain()
 
 void BlueTuskDataSource::warmUp()
 {
-	_impl->manager->warmUp(_impl->settings->endpoints);
+	_impl->manager->warmUp(hostList());
 }
 
 

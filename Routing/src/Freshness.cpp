@@ -262,10 +262,11 @@ RoleVerdict FreshnessRule::refine(const Session& session, ServerRole role, RoleV
 }
 
 
-PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools)
+PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools,
+	const std::vector<BlueTuskHostEndpoint>& endpoints)
 {
 	const ConnectionSettings& settings = _state.settings();
-	if (_useLag) _state.refreshPrimary(pools, settings.endpoints);
+	if (_useLag) _state.refreshPrimary(pools, endpoints);
 	if (!policy->needsRole()) policy = std::make_shared<ProbingPolicy>(policy);
 
 	PoolEntryPtr entry = route(policy);

@@ -108,7 +108,8 @@ public:
 		/// The verdict after the rules; reason says why it changed ("standby 4.2 MB behind, Max Standby Lag
 		/// 1 MB"), else stays empty.
 
-	PoolEntryPtr checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools);
+	PoolEntryPtr checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools,
+		const std::vector<BlueTuskHostEndpoint>& endpoints);
 		/// Routes with policy (made to probe roles when the target is any), and when the winner is a
 		/// standby behind the token, asks that session again until it has replayed up to the token or
 		/// Read Your Writes Timeout runs out; then routes once more with standbys behind the token

@@ -81,28 +81,78 @@ HealthMonitor::Id HealthMonitor::add(const Member& member)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	const Id id = ++_nextId;
-	for (const BlueTuskHostEndpoint& endpoint: member.settings->endpoints)
+	_members[id] = member;
+	for (const BlueTuskHostEndpoint& endpoint: member.settings->endpoints) watchLocked(id, member, endpoint);
+	return id;
+}
+
+
+void HealthMonitor::setEndpoints(Id id, const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::vector<std::shared_ptr<Watcher>> stopped;
+	std::vector<Watch> released; // destroyed after the lock: may hold the last reference to a pool manager
 	{
-		std::shared_ptr<Watcher>& watcher = _watchers[endpoint];
-		if (!watcher)
+		std::lock_guard<std::mutex> lock(_mutex);
+		auto member = _members.find(id);
+		if (member == _members.end()) return; // removed meanwhile
+		for (const BlueTuskHostEndpoint& endpoint: endpoints) watchLocked(id, member->second, endpoint);
+		for (auto it = _watchers.begin(); it != _watchers.end();)
 		{
-			watcher = std::make_shared<Watcher>();
-			watcher->endpoint = endpoint;
-		}
-		const bool known = std::any_of(watcher->watches.begin(), watcher->watches.end(), [id](const Watch& w) { return w.id == id; });
-		if (known) continue; // the endpoint written twice in one host list
-		watcher->watches.push_back(Watch{id, member});
-		if (!watcher->thread.joinable())
-		{
-			_states.watch(endpoint);
-			watcher->thread = std::thread(&HealthMonitor::run, this, watcher);
-			pthread_setname_np(watcher->thread.native_handle(), "bt-health"); // here: named before add() returns
-			if (logger().debug())
-				logger().debug("health monitor: watching %s every %s ms", member.settings->redactor().redact(endpoint.toString()),
-					std::to_string(watcher->interval().totalMilliseconds()));
+			std::shared_ptr<Watcher> watcher = (it++)->second;
+			if (std::find(endpoints.begin(), endpoints.end(), watcher->endpoint) != endpoints.end()) continue;
+			unwatchLocked(id, watcher, stopped, released);
 		}
 	}
-	return id;
+	joinAll(stopped);
+}
+
+
+void HealthMonitor::watchLocked(Id id, const Member& member, const BlueTuskHostEndpoint& endpoint)
+{
+	std::shared_ptr<Watcher>& watcher = _watchers[endpoint];
+	if (!watcher)
+	{
+		watcher = std::make_shared<Watcher>();
+		watcher->endpoint = endpoint;
+	}
+	const bool known = std::any_of(watcher->watches.begin(), watcher->watches.end(), [id](const Watch& w) { return w.id == id; });
+	if (known) return; // the endpoint written twice in one host list, or already watched
+	watcher->watches.push_back(Watch{id, member});
+	if (!watcher->thread.joinable())
+	{
+		_states.watch(endpoint);
+		watcher->thread = std::thread(&HealthMonitor::run, this, watcher);
+		pthread_setname_np(watcher->thread.native_handle(), "bt-health"); // here: named before add() returns
+		if (logger().debug())
+			logger().debug("health monitor: watching %s every %s ms", member.settings->redactor().redact(endpoint.toString()),
+				std::to_string(watcher->interval().totalMilliseconds()));
+	}
+	else
+	{
+		watcher->wake.notify_all(); // the interval may have shrunk
+	}
+}
+
+
+void HealthMonitor::unwatchLocked(Id id, std::shared_ptr<Watcher> watcher, std::vector<std::shared_ptr<Watcher>>& stopped,
+	std::vector<Watch>& released)
+{
+	auto own = std::find_if(watcher->watches.begin(), watcher->watches.end(), [id](const Watch& w) { return w.id == id; });
+	if (own == watcher->watches.end()) return;
+	released.push_back(std::move(*own));
+	watcher->watches.erase(own);
+	if (watcher->opening && watcher->openingFor == id) watcher->opening->cancel();
+	if (watcher->watches.empty()) stopLocked(watcher, stopped);
+	else watcher->wake.notify_all(); // the interval may have grown
+}
+
+
+void HealthMonitor::joinAll(std::vector<std::shared_ptr<Watcher>>& stopped)
+{
+	for (auto& watcher: stopped)
+	{
+		if (watcher->thread.joinable()) watcher->thread.join();
+	}
 }
 
 
@@ -110,24 +160,22 @@ void HealthMonitor::remove(Id id)
 {
 	std::vector<std::shared_ptr<Watcher>> stopped;
 	std::vector<Watch> released; // destroyed after the lock: may hold the last reference to a pool manager
+	Member member;
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
+		auto found = _members.find(id);
+		if (found != _members.end())
+		{
+			member = std::move(found->second);
+			_members.erase(found);
+		}
 		for (auto it = _watchers.begin(); it != _watchers.end();)
 		{
 			std::shared_ptr<Watcher> watcher = (it++)->second;
-			auto own = std::find_if(watcher->watches.begin(), watcher->watches.end(), [id](const Watch& w) { return w.id == id; });
-			if (own == watcher->watches.end()) continue;
-			released.push_back(std::move(*own));
-			watcher->watches.erase(own);
-			if (watcher->opening && watcher->openingFor == id) watcher->opening->cancel();
-			if (watcher->watches.empty()) stopLocked(watcher, stopped);
-			else watcher->wake.notify_all(); // the interval may have grown
+			unwatchLocked(id, watcher, stopped, released);
 		}
 	}
-	for (auto& watcher: stopped)
-	{
-		if (watcher->thread.joinable()) watcher->thread.join();
-	}
+	joinAll(stopped);
 }
 
 

@@ -67,6 +67,12 @@ public:
 		/// Registers a data source: watches every distinct endpoint of member.settings->endpoints with
 		/// member.settings->healthCheckInterval (which must be > 0). Returns the handle for remove().
 
+	void setEndpoints(Id id, const std::vector<BlueTuskHostEndpoint>& endpoints);
+		/// Makes the data source of id watch exactly endpoints from now on (its topology's host list changed):
+		/// endpoints it did not watch get watched (a thread started when no other data source had them),
+		/// those it no longer lists are released as remove() releases them. Ignored for an unknown id (the
+		/// data source was removed meanwhile).
+
 	void remove(Id id);
 		/// Unregisters a data source (before its pools drain): an open in progress with its settings is
 		/// cancelled; the threads of endpoints no other data source watches are stopped and joined (a check
@@ -94,10 +100,15 @@ private:
 	void watchRole(const BlueTuskHostEndpoint& endpoint, const std::vector<Watch>& watches, Poco::Timespan interval);
 	void roleFound(const BlueTuskHostEndpoint& endpoint, const std::vector<Watch>& watches, ServerRole before, ServerRole after);
 	void stopLocked(std::shared_ptr<Watcher> watcher, std::vector<std::shared_ptr<Watcher>>& stopped);
+	void watchLocked(Id id, const Member& member, const BlueTuskHostEndpoint& endpoint);
+	void unwatchLocked(Id id, std::shared_ptr<Watcher> watcher, std::vector<std::shared_ptr<Watcher>>& stopped,
+		std::vector<Watch>& released);
+	static void joinAll(std::vector<std::shared_ptr<Watcher>>& stopped);
 
 	HostStateRegistry& _states;
 	mutable std::mutex _mutex;
 	std::map<BlueTuskHostEndpoint, std::shared_ptr<Watcher>> _watchers;
+	std::map<Id, Member> _members;   /// every registered data source, for setEndpoints()
 	Id _nextId = 0;
 };
 

@@ -32,6 +32,7 @@ namespace Detail {
 Router::Router(const Request& request):
 	_request(request),
 	_settings(*request.settings),
+	_endpoints(request.hosts ? request.hosts->endpoints : request.settings->endpoints),
 	_redactor(request.settings->redactor()),
 	_guardWrites(guardsWrites(*request.target))
 {
@@ -40,6 +41,15 @@ Router::Router(const Request& request):
 
 Router::~Router()
 {
+}
+
+
+bool Router::useHint(const HostCandidate& candidate, ServerRole hinted) const
+{
+	if (candidate.role == ServerRole::Unknown) return true;
+	// A learned role (confirmed by a session) stands unless the source read something else after it.
+	if ((hinted == ServerRole::Standby) == (candidate.role == ServerRole::Standby) && hinted != ServerRole::Unknown) return false;
+	return _request.hostStates->entry(candidate.endpoint).roleLearnedAt < _request.hosts->readAt;
 }
 
 
@@ -97,7 +107,7 @@ PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 				_request.target->name(), passes, formatMs(wait.totalMicroseconds() / 1000.0));
 			Poco::Thread::sleep(static_cast<long>(std::max<Poco::Timespan::TimeDiff>(1, (wait.totalMicroseconds() + 999) / 1000)));
 			if (!poll) backoff = std::min(backoff + backoff, maxBackoff);
-			_request.hostStates->forget(_settings.endpoints);
+			_request.hostStates->forget(_endpoints);
 			usePoolRoles = false;
 			continue;
 		}
@@ -116,13 +126,17 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 	{
 		// Step 1: the policy's plan over the endpoints and what is known of them.
 		std::vector<HostCandidate> candidates;
-		candidates.reserve(_settings.endpoints.size());
-		for (std::size_t i = 0; i < _settings.endpoints.size(); ++i)
+		candidates.reserve(_endpoints.size());
+		for (std::size_t i = 0; i < _endpoints.size(); ++i)
 		{
-			HostCandidate candidate = _request.hostStates->candidate(_settings.endpoints[i], i, _settings.hostRecheck);
-			if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
+			HostCandidate candidate = _request.hostStates->candidate(_endpoints[i], i, _settings.hostRecheck);
+			// A topology source's hint read after the role was learned, then the pool's: both order only.
+			ServerRole hinted = ServerRole::Unknown;
+			const bool hasHint = _request.hosts && _request.hosts->hint(_endpoints[i], hinted) && useHint(candidate, hinted);
+			if (hasHint) candidate.role = hinted;
+			else if (candidate.role == ServerRole::Unknown && _request.pooled && usePoolRoles)
 			{
-				candidate.role = _request.pools->pool(_settings.endpoints[i]).lastKnownRole();
+				candidate.role = _request.pools->pool(_endpoints[i]).lastKnownRole();
 			}
 			candidates.push_back(candidate);
 		}
@@ -142,7 +156,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.down = candidate.state == HostCandidate::DOWN;
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
-			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _settings.endpoints))
+			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
 			{
 				slot.expect = Expect::Reject;   // the split-brain guard: last, and nothing of it stays pooled
 				if (_request.pooled) slot.pool->closeIdle();
@@ -163,7 +177,14 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			else slot.tier = 0;
 			slots.push_back(slot);
 		}
-		std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tier < b.tier; });
+		// With a topology source's hints, an endpoint expected to accept goes before one of unknown role (a
+		// member the source calls the leader before one it says is not running) within the first tier.
+		const bool hinted = _request.hosts && !_request.hosts->roleHints.empty();
+		std::stable_sort(slots.begin(), slots.end(), [hinted](const Slot& a, const Slot& b)
+		{
+			if (a.tier != b.tier) return a.tier < b.tier;
+			return hinted && a.tier == 0 && a.expect == Expect::Accept && b.expect == Expect::Unknown;
+		});
 		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
 		_startupStagger = plan.startupStagger;
 		_connectStagger = plan.connectStagger;
@@ -386,7 +407,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	if (role == ServerRole::Standby) _request.hostStates->clearPrimaryTimeline(slot.endpoint);
 	else if (verdict == RoleVerdict::Accept && _guardWrites && !state.winner)
 	{
-		GuardVerdict guard = checkPrimary(*_request.hostStates, _settings.endpoints, slot.endpoint, *entry->session);
+		GuardVerdict guard = checkPrimary(*_request.hostStates, _endpoints, slot.endpoint, *entry->session);
 		if (!guard.admit)
 		{
 			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).

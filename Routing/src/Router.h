@@ -16,6 +16,7 @@
 #include "BlueTusk/HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/TargetSessionPolicy.h"
+#include "HostListSnapshot.h"
 #include "Poco/Exception.h"
 #include "Poco/Timestamp.h"
 #include <memory>
@@ -28,14 +29,19 @@ class FreshnessRule;
 
 
 class Router
-	/// Finds a session for one target over the host list of settings.
+	/// Finds a session for one target over the host list: Request::hosts (a data source's topology), else
+	/// the endpoints of settings.
 	///
 	/// One pass (step 1-4):
 	///   - The HostOrderPolicy plans the order (and concurrency) from the endpoints with their learned
 	///     states. The router then sorts the planned endpoints, stably, into four tiers: endpoints that may
 	///     give an Accept (learned role accepted, or not known), endpoints whose learned role the target only
 	///     falls back to, endpoints whose learned role the target rejects, and endpoints known down (the last
-	///     two are tried last, not skipped). Nothing learned: the plan's order as is.
+	///     two are tried last, not skipped). Nothing learned: the plan's order as is. With a topology source
+	///     (Request::hosts) its hint replaces the learned role (HostStateRegistry) when none was learned or
+	///     the hint, read later, says otherwise; without either, (first pass, pooled) the endpoint pool's
+	///     last known role counts. With hints, endpoints expected to accept go first in the first tier.
+	///     These only order: every session's role is still refreshed or probed before it is handed out.
 	///   - Per tier: (pooled only) idle sessions first, each with its role refreshed (probeRole(true)) for a
 	///     targeted checkout; then new sessions (tryReserve + openReserved), one at a time or raced
 	///     (concurrency > 1; every attempt joined before the pass goes on, losers cancelled).
@@ -69,6 +75,9 @@ public:
 		FreshnessRule* freshness = nullptr;
 			/// the freshness rules of this checkout (Freshness.h), or null: roles are probed through it (with
 			/// the WAL position, same round trip) and its refine() has the last word on a standby
+		HostListPtr hosts;
+			/// the host list to route over (a data source's current topology, doc/high-availability.md) with
+			/// its role hints; null: settings->endpoints, no hints
 	};
 
 	explicit Router(const Request& request);
@@ -95,6 +104,9 @@ private:
 	void checkAuthentication(PassState& state);
 	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
 		double elapsedMs) const;
+	bool useHint(const HostCandidate& candidate, ServerRole hinted) const;
+		/// Whether the topology source's hint replaces candidate's learned role: when none was learned, or
+		/// when the hint says otherwise (standby versus primary, or not usable) and was read after it.
 	std::string roleText(ServerRole role) const;
 	static std::string formatMs(double ms);
 		/// "12" (rounded milliseconds), for messages.
@@ -103,6 +115,7 @@ private:
 
 	Request _request;
 	const ConnectionSettings& _settings;
+	const std::vector<BlueTuskHostEndpoint>& _endpoints; /// _request.hosts' endpoints, else the settings' ones
 	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
 	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)

@@ -52,7 +52,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 		{
 			request.target = policy;
 			return Router(request).route(state->attempts);
-		}, request.target, *manager);
+		}, request.target, *manager, settings.endpoints);
 	}
 	else
 	{

@@ -197,12 +197,15 @@ public:
 		/// it reads the cluster's members, e.g. "patroni:http://10.0.0.1:8008,http://10.0.0.2:8008" (Patroni's
 		/// REST API, GET /cluster) or "pg_auto_failover:host=monitor port=5432 dbname=pg_auto_failover ..."
 		/// (the pg_auto_failover monitor). A data source then uses the members the source reports as its
-		/// host list (the endpoints written here are the seed and the fallback); empty: the host list as
-		/// written. Passwords in the location are secrets (redactor(), toString()).
+		/// host list (the endpoints written here are the seed: used until the first successful read, and
+		/// appended to the last members read while reads fail); empty: the host list as written. A direct
+		/// open (BlueTuskConnection::open()) does not use it. Passwords in the location are secrets
+		/// (redactor(), toString()).
 	Poco::Timespan topologyRefresh = Poco::Timespan(1, 0);
 		/// Topology Refresh Interval / topology_refresh_interval: seconds between two reads of the topology
 		/// source (a source that pushes changes, like pg_auto_failover's LISTEN channel, is read at once on
-		/// a push); at least 0.05. A member added or removed is used or dropped within one interval.
+		/// a push); at least 0.05. A member added or removed is used or dropped within one interval (plus
+		/// the read's own time: at most Timeout, capped at 5 s).
 	Poco::Timespan healthCheckInterval = Poco::Timespan(1, 0);
 		/// Health Check Interval / health_check_interval: seconds between two rounds of the connector's background
 		/// health monitor for a data source's endpoints (down ones re-probed, and kept DOWN past hostRecheck while

@@ -20,6 +20,7 @@
 #include "BlueTusk/PoolObserver.h"
 #include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionAttributes.h"
+#include "BlueTusk/TopologySource.h"
 #include <functional>
 #include <map>
 #include <memory>
@@ -56,6 +57,14 @@ class BlueTusk_Routing_API BlueTuskDataSource
 	/// Learned host states (down, role) are shared through the connector's HostStateRegistry; each pool
 	/// also keeps its endpoint's last seen role. See doc/routing.md and doc/pooling.md.
 	///
+	/// Topology Source (doc/high-availability.md, "Topology sources"): the data source creates the source
+	/// (Connector::createTopologySource()) and reads it from one background thread every Topology Refresh
+	/// Interval; the members read become the host list (hostList()), the written endpoints being the seed
+	/// (used until the first successful read, and appended to the last members read while reads fail).
+	/// A new member gets a pool, a dropped one is drained (idle sessions closed at once, leased ones when
+	/// they return); the source's roles only order the candidates, every session's role is still confirmed.
+	/// No checkout waits for a read.
+	///
 	/// Thread-safety: every member function is thread-safe; leases are used by one thread at a time.
 	/// Logging: Poco::Logger "BlueTusk.Routing".
 {
@@ -64,9 +73,11 @@ public:
 
 	static Ptr create(const std::string& connectionString);
 		/// A data source over Connector::defaultConnector(). Loads the Eviction Policy named in the string.
-		/// Throws BlueTuskConnectionStringException or BlueTuskPluginException (unknown Host Order or
-		/// Eviction Policy: the message lists the available names). Starts background pruning and warms
-		/// the pools up to Minimum Pool Size in the background.
+		/// Throws BlueTuskConnectionStringException or BlueTuskPluginException (unknown Host Order,
+		/// Eviction Policy or Topology Source: the message lists the available names; a malformed Topology
+		/// Source location: BlueTuskConnectionStringException naming the keyword). Starts background pruning,
+		/// warms the pools up to Minimum Pool Size in the background, and with Topology Source starts the
+		/// topology thread (its first read happens in the background).
 
 	static Ptr create(const std::string& connectionString, Connector& connector);
 		/// As above, through connector (its plugins, session factory and host states).
@@ -75,8 +86,9 @@ public:
 		/// As above, with settings already parsed.
 
 	~BlueTuskDataSource();
-		/// Drains every pool: idle sessions are closed now, leased ones when they come back. The pools (and
-		/// their pruning thread) end with the last lease.
+		/// Stops the topology thread (closes the source, joins the thread; a read in progress ends within its
+		/// timeout, at most 5 s), then drains every pool: idle sessions are closed now, leased ones when they
+		/// come back. The pools (and their pruning thread) end with the last lease.
 
 	BlueTuskConnection open();
 		/// A checkout for the connection string's Target Session Attributes.
@@ -112,6 +124,7 @@ public:
 		/// A resolver for TransactionOptions::outcomeResolver and Transaction::executeWithOutcome(): a COMMIT
 		/// whose answer was lost is resolved on the current primary, routed with read-write under this data
 		/// source's settings and connector (RoutedOutcomeResolver), asking again until timeout (doc/outcomes.md).
+		/// With Topology Source, over the members of hostList() at the time of the call.
 		/// Throws BlueTuskUsageException for a timeout <= 0. The resolver does not keep the data source alive.
 
 	using UnitOfWork = std::function<void(BlueTuskConnection& lease, Transaction& transaction)>;
@@ -140,6 +153,16 @@ public:
 	std::map<BlueTuskHostEndpoint, PoolStatistics> getHostPoolStatistics() const;
 		/// The counters per endpoint, every endpoint of the host list included (a consistent snapshot), with
 		/// the last known WAL position and lag of each endpoint the freshness rules probed (doc/freshness.md).
+		/// With Topology Source: the current host list's endpoints, and a dropped member's while it still
+		/// has sessions (draining set).
+
+	std::vector<BlueTuskHostEndpoint> hostList() const;
+		/// The endpoints checkouts route over now: with Topology Source the current members (or the written
+		/// hosts before the first successful read), else the written host list. Thread-safe.
+
+	TopologySnapshot topology() const;
+		/// The last successful read of the Topology Source (members with their role hints, state, timeline,
+		/// lag; readAt), or an empty snapshot (no member) without a source or before the first read.
 
 	void setObserver(PoolObserver::Ptr observer);
 		/// Installs observer (null: none) for this data source's pools and checkouts (doc/metrics.md):
@@ -152,16 +175,18 @@ public:
 	void drain(const BlueTuskHostEndpoint& endpoint);
 		/// Hands out nothing new from endpoint's pool, closes its idle sessions now and its busy ones when
 		/// they return. Checkouts go to the other acceptable endpoints. Throws Poco::NotFoundException when
-		/// endpoint is not in the host list.
+		/// endpoint is neither in the written host list nor in the topology's current one. A topology
+		/// member dropped and added again has its pool resumed by the topology thread.
 
 	void resume(const BlueTuskHostEndpoint& endpoint);
-		/// Ends draining of endpoint. Throws Poco::NotFoundException when endpoint is not in the host list.
+		/// Ends draining of endpoint. Throws Poco::NotFoundException as drain(endpoint).
 
 	void drain();
 		/// Drains every pool (shutdown).
 
 	void warmUp();
-		/// Opens, synchronously, the Minimum Pool Size of every endpoint (failures are logged, not thrown).
+		/// Opens, synchronously, the Minimum Pool Size of every endpoint of hostList() (failures are logged,
+		/// not thrown).
 
 	const ConnectionSettings& settings() const;
 		/// The parsed settings.

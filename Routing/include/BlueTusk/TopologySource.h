@@ -60,8 +60,9 @@ class BlueTusk_Routing_API TopologySource
 	/// Connector::createTopologySource(name), calls configure() once, then calls read() from one background
 	/// thread every Topology Refresh Interval (or sooner when waitForChange() reports a push). The data
 	/// source's host list becomes the members of the last successful read; the written host list is the
-	/// seed and is used whenever no read has succeeded. A read that fails or runs out of time keeps the last
-	/// host list: a source that cannot be reached never blocks a checkout.
+	/// seed and is used until a read has succeeded. A read that fails or runs out of time keeps the last
+	/// members read and appends the written hosts not among them (without role hints): a source that
+	/// cannot be reached never blocks a checkout, and the written hosts are tried while it cannot.
 	///
 	/// Thread-safety: configure(), read(), waitForChange() and close() are called from one thread at a time
 	/// (the data source's topology thread), except close(), which may be called from another thread while

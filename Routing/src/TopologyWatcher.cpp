@@ -1,0 +1,248 @@
+//
+// TopologyWatcher.cpp
+//
+// Library: BlueTusk/Routing
+//
+
+#include "TopologyWatcher.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "Poco/Logger.h"
+#include <algorithm>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+Poco::Logger& logger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
+	return instance;
+}
+
+
+std::string describe(const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	std::string text;
+	for (const BlueTuskHostEndpoint& endpoint: endpoints)
+	{
+		if (!text.empty()) text += ", ";
+		text += endpoint.toString();
+	}
+	return text.empty() ? std::string("none") : text;
+}
+
+} // namespace
+
+
+TopologyWatcher::TopologyWatcher(TopologySource::Ptr source, const ConnectionSettings& settings,
+	std::shared_ptr<PoolManager> pools, Publish publish):
+	_source(std::move(source)),
+	_settings(settings),
+	_pools(std::move(pools)),
+	_publish(std::move(publish))
+{
+	auto seed = std::make_shared<HostListSnapshot>();
+	for (const BlueTuskHostEndpoint& endpoint: settings.endpoints)
+	{
+		if (!seed->contains(endpoint)) seed->endpoints.push_back(endpoint);
+	}
+	_seed = seed;
+	_hosts = _seed;
+}
+
+
+TopologyWatcher::~TopologyWatcher()
+{
+	stop();
+}
+
+
+void TopologyWatcher::start()
+{
+	_thread = std::thread([this] { run(); });
+}
+
+
+void TopologyWatcher::stop()
+{
+	if (_stopped) return;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		_stopped = true;
+		_wake.notify_all();
+	}
+	_source->close();
+	if (_thread.joinable()) _thread.join();
+}
+
+
+HostListPtr TopologyWatcher::hosts() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _hosts;
+}
+
+
+TopologySnapshot TopologyWatcher::snapshot() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _snapshot;
+}
+
+
+Poco::UInt64 TopologyWatcher::readCount() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _reads;
+}
+
+
+Poco::Timespan TopologyWatcher::readTimeout(const ConnectionSettings& settings)
+{
+	const Poco::Timespan most(5, 0);
+	const Poco::Timespan timeout = settings.connectTimeout;
+	return timeout.totalMicroseconds() > 0 && timeout < most ? timeout : most;
+}
+
+
+void TopologyWatcher::run()
+{
+	for (;;)
+	{
+		readOnce();
+		if (_stopped) return;
+		// Until the next interval, or at once after a push (a source that signals changes); close() ends
+		// the wait. A source whose wait fails is read again after an interval's sleep.
+		try
+		{
+			_source->waitForChange(_settings.topologyRefresh);
+		}
+		catch (...)
+		{
+			std::unique_lock<std::mutex> lock(_mutex);
+			_wake.wait_for(lock, std::chrono::microseconds(_settings.topologyRefresh.totalMicroseconds()), [this] { return _stopped.load(); });
+		}
+		if (_stopped) return;
+	}
+}
+
+
+void TopologyWatcher::readOnce()
+{
+	const SecretRedactor redactor = _settings.redactor();
+	HostListPtr next;
+	try
+	{
+		TopologySnapshot snapshot = _source->read(readTimeout(_settings));
+		if (snapshot.members.empty()) throw BlueTuskException("topology source " + _source->name() + " returned no member");
+		next = membersList(snapshot);
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			_snapshot = std::move(snapshot);
+			++_reads;
+		}
+		if (_failing) logger().information("topology source %s answers again", _source->name());
+		_failing = false;
+		_everRead = true;
+	}
+	catch (const Poco::Exception& exc)
+	{
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			++_reads;
+		}
+		if (_stopped) return;
+		const std::string text = redactor.redact(exc.displayText());
+		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _source->name(),
+			std::string(_everRead ? "the last members read and the written hosts" : "the written hosts"), text);
+		else if (logger().debug()) logger().debug("topology source %s cannot be read: %s", _source->name(), text);
+		_failing = true;
+		next = fallbackList();
+	}
+	catch (const std::exception& exc)
+	{
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			++_reads;
+		}
+		if (!_failing) logger().warning("topology source %s failed: %s", _source->name(), redactor.redact(exc.what()));
+		_failing = true;
+		next = fallbackList();
+	}
+	if (_stopped) return;
+	publish(next);
+}
+
+
+HostListPtr TopologyWatcher::membersList(const TopologySnapshot& snapshot) const
+{
+	auto list = std::make_shared<HostListSnapshot>();
+	for (const TopologyMember& member: snapshot.members)
+	{
+		if (list->contains(member.endpoint)) continue;
+		list->endpoints.push_back(member.endpoint);
+		list->roleHints[member.endpoint] = member.role;
+	}
+	list->readAt = Poco::Timestamp();
+	return list;
+}
+
+
+HostListPtr TopologyWatcher::fallbackList() const
+{
+	TopologySnapshot last = snapshot();
+	if (last.members.empty()) return _seed;
+	auto list = std::make_shared<HostListSnapshot>();
+	// The last members read, without their role hints (they may be stale), then the written hosts.
+	for (const TopologyMember& member: last.members)
+	{
+		if (!list->contains(member.endpoint)) list->endpoints.push_back(member.endpoint);
+	}
+	for (const BlueTuskHostEndpoint& endpoint: _seed->endpoints)
+	{
+		if (!list->contains(endpoint)) list->endpoints.push_back(endpoint);
+	}
+	return list;
+}
+
+
+void TopologyWatcher::publish(const HostListPtr& next)
+{
+	HostListPtr current = hosts();
+	if (current->endpoints == next->endpoints && current->roleHints == next->roleHints) return;
+	std::vector<BlueTuskHostEndpoint> added;
+	std::vector<BlueTuskHostEndpoint> removed;
+	for (const BlueTuskHostEndpoint& endpoint: next->endpoints)
+	{
+		if (!current->contains(endpoint)) added.push_back(endpoint);
+	}
+	for (const BlueTuskHostEndpoint& endpoint: current->endpoints)
+	{
+		if (!next->contains(endpoint)) removed.push_back(endpoint);
+	}
+	// New members' pools exist (and take sessions again) before any checkout can see them.
+	for (const BlueTuskHostEndpoint& endpoint: added)
+	{
+		EndpointPool& pool = _pools->pool(endpoint);
+		if (_drained.erase(endpoint)) pool.resume();
+	}
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		_hosts = next;
+	}
+	// Dropped members: nothing new from them; idle sessions close now, leased ones when they return.
+	for (const BlueTuskHostEndpoint& endpoint: removed)
+	{
+		_pools->pool(endpoint).drain();
+		_drained.insert(endpoint);
+	}
+	if (!added.empty() || !removed.empty())
+	{
+		logger().information("topology source %s: host list now %s (added: %s; dropped: %s)", _source->name(),
+			describe(next->endpoints), describe(added), describe(removed));
+	}
+	if (_publish) _publish(next);
+}
+
+} } // namespace BlueTusk::Detail

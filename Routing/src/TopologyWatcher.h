@@ -1,0 +1,101 @@
+//
+// TopologyWatcher.h
+//
+// Library: BlueTusk/Routing
+//
+// A data source's topology thread (doc/high-availability.md, "Topology sources"): reads its TopologySource
+// every Topology Refresh Interval, turns the members into the data source's host list, and keeps the
+// endpoint pools in step (new members get a pool, dropped ones are drained).
+//
+
+#ifndef BlueTusk_Detail_TopologyWatcher_INCLUDED
+#define BlueTusk_Detail_TopologyWatcher_INCLUDED
+
+#include "BlueTusk/ConnectionSettings.h"
+#include "BlueTusk/PoolManager.h"
+#include "BlueTusk/TopologySource.h"
+#include "HostListSnapshot.h"
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace BlueTusk {
+namespace Detail {
+
+class TopologyWatcher
+	/// Owns a configured TopologySource and the one thread that reads it. The host list starts as the
+	/// written endpoints (the seed); each successful read replaces it with the members read (in the
+	/// source's order, role hints kept); a failed read keeps the last members read and appends the seed
+	/// endpoints not among them (so the written hosts are tried whenever the source cannot be read).
+	/// Endpoints that join the list get a pool (or their pool resumed when the watcher drained it);
+	/// endpoints that leave it have their pool drained (idle sessions closed now, leased ones when they
+	/// return: no lease is lost). No checkout ever waits for a read: hosts() is a mutex-guarded pointer copy.
+	///
+	/// Thread-safety: hosts(), snapshot() and readCount() from any thread; start() and stop() from the data
+	/// source's constructor and destructor.
+{
+public:
+	using Publish = std::function<void(const HostListPtr& hosts)>;
+		/// Called on the watcher's thread after the host list changed (the data source rebuilds its idle
+		/// fast path); hosts() already returns the new list.
+
+	TopologyWatcher(TopologySource::Ptr source, const ConnectionSettings& settings, std::shared_ptr<PoolManager> pools,
+		Publish publish);
+		/// The source must be configured. Starts nothing.
+
+	~TopologyWatcher();
+		/// stop().
+
+	void start();
+		/// Starts the thread; its first read happens at once, in the background.
+
+	void stop();
+		/// close() on the source (a read in progress returns soon), then joins the thread. Idempotent.
+
+	HostListPtr hosts() const;
+		/// The current host list (never null).
+
+	TopologySnapshot snapshot() const;
+		/// The last successful read (no members before the first).
+
+	Poco::UInt64 readCount() const;
+		/// Reads completed so far, successful or not.
+
+	static Poco::Timespan readTimeout(const ConnectionSettings& settings);
+		/// The time one read may take: Timeout, at most 5 s (5 s when Timeout is 0).
+
+private:
+	TopologyWatcher(const TopologyWatcher&) = delete;
+	TopologyWatcher& operator = (const TopologyWatcher&) = delete;
+
+	void run();
+	void readOnce();
+	HostListPtr membersList(const TopologySnapshot& snapshot) const;
+	HostListPtr fallbackList() const;
+	void publish(const HostListPtr& next);
+
+	TopologySource::Ptr _source;
+	const ConnectionSettings& _settings;
+	std::shared_ptr<PoolManager> _pools;
+	Publish _publish;
+	HostListPtr _seed;
+
+	mutable std::mutex _mutex;
+	std::condition_variable _wake;               /// stop() wakes the fallback sleep of run()
+	HostListPtr _hosts;                          /// guarded by _mutex
+	TopologySnapshot _snapshot;                  /// guarded by _mutex
+	Poco::UInt64 _reads = 0;                     /// guarded by _mutex
+	bool _failing = false;                       /// thread only: the last read failed
+	bool _everRead = false;                      /// thread only: a read succeeded once
+	std::set<BlueTuskHostEndpoint> _drained;     /// thread only: pools this watcher drained
+	std::thread _thread;
+	std::atomic<bool> _stopped{false};
+};
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_TopologyWatcher_INCLUDED

@@ -1,0 +1,94 @@
+//
+// ScriptedTopology.cpp
+//
+// A site topology source built only for the test suite: "scripted:<file>" reads its members from a file the
+// test rewrites, one line per member: "<host>:<port> <role> [<state>]" (role: primary, standby or unknown).
+// A line "fail <text>" makes the read throw; "delay <ms>" makes it wait first (within the read's timeout,
+// ended by close()). It uses nothing but the public headers, as a site would (doc/plugins.md).
+//
+
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/TopologySource.h"
+#include "Poco/ClassLibrary.h"
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace {
+
+class ScriptedTopology: public BlueTusk::TopologySource
+{
+public:
+	std::string name() const override
+	{
+		return "scripted";
+	}
+
+	void configure(const std::string& location, const BlueTusk::ConnectionSettings&) override
+	{
+		if (location.empty()) throw BlueTusk::BlueTuskConnectionStringException("Topology Source: scripted needs a file");
+		_file = location;
+	}
+
+	BlueTusk::TopologySnapshot read(const Poco::Timespan& timeout) override
+	{
+		std::ifstream in(_file);
+		if (!in) throw BlueTusk::BlueTuskException("scripted topology: cannot read " + _file);
+		BlueTusk::TopologySnapshot snapshot;
+		std::string line;
+		while (std::getline(in, line))
+		{
+			std::istringstream words(line);
+			std::string first, role, state;
+			words >> first;
+			if (first.empty()) continue;
+			if (first == "fail") throw BlueTusk::BlueTuskException("scripted topology: " + line.substr(5));
+			if (first == "delay")
+			{
+				int ms = 0;
+				words >> ms;
+				std::unique_lock<std::mutex> lock(_mutex);
+				const auto limit = std::chrono::milliseconds(std::min<long long>(ms, timeout.totalMilliseconds()));
+				_wake.wait_for(lock, limit, [this] { return _closing; });
+				continue;
+			}
+			words >> role >> state;
+			const std::string::size_type colon = first.rfind(':');
+			BlueTusk::TopologyMember member;
+			member.endpoint = BlueTusk::BlueTuskHostEndpoint(first.substr(0, colon),
+				static_cast<Poco::UInt16>(std::stoi(first.substr(colon + 1))));
+			member.name = first;
+			member.role = role == "primary" ? BlueTusk::ServerRole::Primary :
+				role == "standby" ? BlueTusk::ServerRole::Standby : BlueTusk::ServerRole::Unknown;
+			member.state = state.empty() ? std::string("running") : state;
+			snapshot.members.push_back(member);
+		}
+		if (snapshot.members.empty()) throw BlueTusk::BlueTuskException("scripted topology: no member in " + _file);
+		return snapshot;
+	}
+
+	void close() override
+	{
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			_closing = true;
+			_wake.notify_all();
+		}
+		TopologySource::close();
+	}
+
+private:
+	std::string _file;
+	std::mutex _mutex;
+	std::condition_variable _wake;
+	bool _closing = false;
+};
+
+} // namespace
+
+
+POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
+	POCO_EXPORT_INTERFACE(ScriptedTopology, "scripted")
+POCO_END_MANIFEST
