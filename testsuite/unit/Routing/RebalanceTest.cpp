@@ -35,7 +35,9 @@ struct Fixture
 		factory->script("b:5432", FakeHost::standby());
 		factory->script("c:5432", FakeHost::refused());
 		dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b,c", "Host Order=" + order +
-			";Target Session Attributes=standby;Maximum Pool Size=10;Host Recheck Seconds=1"), connector);
+			";Target Session Attributes=standby;Maximum Pool Size=10;Host Recheck Seconds=1"
+			// the rebalancer alone: the health monitor's re-probe of c would add the session it opened to c's pool
+			";Health Check Interval=0"), connector);
 		dataSource->open(TargetSessionAttributes::Primary).close();   // a's role is known: no receiver for standbys
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
