@@ -167,7 +167,9 @@ public:
 			hosts = dataSource->getHostPoolStatistics();
 			const int a = hosts.at(endpointOf(2)).total;
 			const int b = hosts.at(endpointOf(3)).total;
-			balanced = a + b == 6 && std::abs(a - b) <= 1;
+			// 6 moved, or 7: the health monitor (on by default) re-probes the stopped standby and adds the
+			// session that found it back to its pool
+			balanced = (a + b == 6 || a + b == 7) && std::abs(a - b) <= 1;
 		}
 		CPPUNIT_ASSERT_MESSAGE(hosts.at(endpointOf(2)).toString() + " / " + hosts.at(endpointOf(3)).toString(), balanced);
 		std::cout << "\n  balanced " << hosts.at(endpointOf(2)).total << "/" << hosts.at(endpointOf(3)).total << " " <<
@@ -180,12 +182,13 @@ public:
 		Poco::Thread::sleep(2500);
 		hosts = dataSource->getHostPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(closedBefore, hosts.at(endpointOf(2)).closed + hosts.at(endpointOf(3)).closed);
+		const int totalBefore = hosts.at(endpointOf(2)).total + hosts.at(endpointOf(3)).total;
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
 		hosts = dataSource->getHostPoolStatistics();   // idle sessions are taken before anything new opens
-		CPPUNIT_ASSERT_EQUAL(hosts.at(endpointOf(2)).total, hosts.at(endpointOf(2)).busy);
-		CPPUNIT_ASSERT_EQUAL(hosts.at(endpointOf(3)).total, hosts.at(endpointOf(3)).busy);
+		CPPUNIT_ASSERT_EQUAL(totalBefore, hosts.at(endpointOf(2)).total + hosts.at(endpointOf(3)).total);
 		CPPUNIT_ASSERT_EQUAL(6, hosts.at(endpointOf(2)).busy + hosts.at(endpointOf(3)).busy);
+		CPPUNIT_ASSERT(hosts.at(endpointOf(2)).busy >= 2 && hosts.at(endpointOf(3)).busy >= 2);   // both standbys serve
 	}
 };
 
