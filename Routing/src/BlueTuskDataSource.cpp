@@ -14,6 +14,7 @@
 #include "HealthMonitor.h"
 #include "Rebalancer.h"
 #include "Router.h"
+#include "TopologyOnce.h"
 #include "TopologyWatcher.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
@@ -297,21 +298,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 
 void BlueTuskDataSource::Impl::startTopology(Connector& c)
 {
-	// "<name>:<location>", its shape checked by the parser (Topology Source).
-	const std::string& value = settings->topologySource;
-	const std::string::size_type colon = value.find(':');
-	const std::string name = value.substr(0, colon);
-	const std::string location = colon == std::string::npos ? std::string() : value.substr(colon + 1);
-	TopologySource::Ptr source;
-	try
-	{
-		source = c.createTopologySource(name);
-		source->configure(location, *settings);
-	}
-	catch (...)
-	{
-		settings->redactor().rethrowCurrent();
-	}
+	TopologySource::Ptr source = Detail::createTopologySource(*settings, c);
 	topology = std::make_unique<Detail::TopologyWatcher>(source, *settings, manager,
 		[this](const Detail::HostListPtr& hosts) { publishFastPath(hosts); });
 	topology->start(); // the first read happens in the background: no checkout waits for it

@@ -10,6 +10,7 @@
 #include "Freshness.h"
 #include "NoIdleEvictionPolicy.h"
 #include "Router.h"
+#include "TopologyOnce.h"
 
 namespace BlueTusk {
 namespace Detail {
@@ -30,6 +31,8 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 	request.target = connector.targetSessionPolicy(settings.targetSessionAttributes);
 	request.hostStates = &connector.hostStates();
 	request.pooled = false;
+	// Topology Source: read once for this open (no background thread here), then the written hosts
+	request.hosts = readTopologyOnce(settings, connector);
 
 	PoolManager::Options options;
 	options.keepIdle = false;
@@ -52,7 +55,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 		{
 			request.target = policy;
 			return Router(request).route(state->attempts);
-		}, request.target, *manager, settings.endpoints);
+		}, request.target, *manager, request.hosts ? request.hosts->endpoints : settings.endpoints);
 	}
 	else
 	{

@@ -113,6 +113,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCheckoutsWhileMembersChange);
 	CPPUNIT_TEST(testFastPathLeaseOutlivesHostList);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
+	CPPUNIT_TEST(testDirectOpenReadsTheSourceOnce);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -133,6 +134,34 @@ public:
 		Poco::Clock stop;
 		dataSource.reset();
 		CPPUNIT_ASSERT(stop.elapsed() < 2000000);
+	}
+
+	void testDirectOpenReadsTheSourceOnce()
+	{
+		// A direct open has no background thread: it reads the source once, then routes over the members
+		// and the written hosts the source did not list.
+		TopologyFixture f;
+		f.members("b:5432 standby\nc:5432 standby\n");
+		const std::string text = fakeConnectionString("a", "Topology Source=scripted:" + f.file);
+		BlueTuskConnection standby = BlueTuskConnection::open(text + ";Target Session Attributes=standby", f.connector);
+		CPPUNIT_ASSERT_EQUAL(std::string("b"), standby.connectedEndpoint().host());
+		BlueTuskConnection primary = BlueTuskConnection::open(text + ";Target Session Attributes=primary", f.connector);
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), primary.connectedEndpoint().host());   // the seed, after the members
+		// A source that cannot be read: the written hosts alone, and the open still succeeds
+		f.members("fail monitor away\n");
+		BlueTuskConnection any = BlueTuskConnection::open(text, f.connector);
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), any.connectedEndpoint().host());
+		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
+		// A source no plugin provides is an error naming it, on a direct open too
+		try
+		{
+			BlueTuskConnection::open(fakeConnectionString("a", "Topology Source=nosuch:somewhere"), f.connector);
+			CPPUNIT_FAIL("an unknown topology source was accepted");
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("nosuch") != std::string::npos);
+		}
 	}
 
 	void testMembersBecomeHostList()
