@@ -17,6 +17,7 @@
 #include "Poco/File.h"
 #include "Poco/Path.h"
 #include "Poco/TemporaryFile.h"
+#include "BlueTusk/HostStateRegistry.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <fstream>
@@ -114,6 +115,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFastPathLeaseOutlivesHostList);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
 	CPPUNIT_TEST(testDirectOpenReadsTheSourceOnce);
+	CPPUNIT_TEST(testHealthMonitorFollowsMembers);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -134,6 +136,27 @@ public:
 		Poco::Clock stop;
 		dataSource.reset();
 		CPPUNIT_ASSERT(stop.elapsed() < 2000000);
+	}
+
+	void testHealthMonitorFollowsMembers()
+	{
+		// The health monitor watches the members a topology adds and releases those it drops.
+		TopologyFixture f;
+		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
+		auto dataSource = f.create("a");
+		HostStateRegistry& states = f.connector.hostStates();
+		const BlueTuskHostEndpoint a("a", 5432), b("b", 5432), c("c", 5432);
+		CPPUNIT_ASSERT(states.isWatched(a));   // the seed, from the start
+		CPPUNIT_ASSERT(waitFor([&] { return states.isWatched(b) && states.isWatched(c); }));
+		f.members("a:5432 primary\nb:5432 standby\n");
+		CPPUNIT_ASSERT(waitFor([&] { return !states.isWatched(c); }));
+		CPPUNIT_ASSERT(states.isWatched(a) && states.isWatched(b));
+		dataSource.reset();
+		CPPUNIT_ASSERT(!states.isWatched(a) && !states.isWatched(b));
+		// Health Check Interval=0: no member is watched
+		auto unwatched = f.create("a", "Health Check Interval=0");
+		CPPUNIT_ASSERT(waitFor([&] { return hostNames(unwatched->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(!states.isWatched(a) && !states.isWatched(b));
 	}
 
 	void testDirectOpenReadsTheSourceOnce()
