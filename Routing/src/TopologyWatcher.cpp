@@ -5,6 +5,7 @@
 //
 
 #include "TopologyWatcher.h"
+#include "RouterPass.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -13,13 +14,6 @@ namespace BlueTusk {
 namespace Detail {
 
 namespace {
-
-Poco::Logger& logger()
-{
-	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
-	return instance;
-}
-
 
 std::string describe(const std::vector<BlueTuskHostEndpoint>& endpoints)
 {
