@@ -16,6 +16,8 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace BlueTusk {
@@ -55,6 +57,23 @@ template <> struct CppTypeName<Poco::Timestamp> { static constexpr const char* v
 template <> struct CppTypeName<Poco::DateTime> { static constexpr const char* value = "Poco::DateTime"; };
 template <> struct CppTypeName<Poco::Timespan> { static constexpr const char* value = "Poco::Timespan"; };
 
+template <typename T, typename = void> struct ReadAs
+	/// The type get<T>() decodes into: T itself, or for a signed integer type of 2, 4 or 8 bytes that is not
+	/// one of Poco's (long long where Poco::Int64 is long, for instance) the Poco::IntN of its size.
+{
+	using type = T;
+};
+
+template <typename T> struct ReadAs<T, std::enable_if_t<std::is_integral_v<T> && std::is_signed_v<T> &&
+	!std::is_same_v<T, char> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8)>>
+{
+	using type = std::conditional_t<sizeof(T) == 2, Poco::Int16, std::conditional_t<sizeof(T) == 4, Poco::Int32, Poco::Int64>>;
+};
+
+template <typename S, typename = void> struct IsReadable: std::false_type {};
+template <typename S> struct IsReadable<S, std::void_t<decltype(ValueCodec::read(std::declval<const FieldView&>(), std::declval<S&>()))>>:
+	std::true_type {};
+
 } // namespace Detail
 
 
@@ -65,8 +84,11 @@ class BlueTusk_Transport_API RowView
 	///         total += row.get<double>("amount") * row.get<Poco::Int32>(1);
 	///     std::optional<std::string> note = result.row(0).get<std::optional<std::string>>("note");
 	///
-	/// get<T>() accepts the C++ types of ValueCodec (ValueCodec.h) and std::optional of each (NULL gives
-	/// std::nullopt). It decodes the field from the format it arrived in (binary for prepared
+	/// get<T>() accepts the C++ types of ValueCodec (ValueCodec.h): bool, Poco::Int16/Int32/Int64, float,
+	/// double, std::string, BlueTusk::Bytes, Poco::UUID, Poco::Timestamp, Poco::DateTime, Poco::Timespan and
+	/// std::vector of them (arrays); every other signed integer type of 2, 4 or 8 bytes (short, int, long,
+	/// long long, std::int64_t, ...) is read as the Poco::IntN of its size; and std::optional of each (NULL
+	/// gives std::nullopt). Any other T fails to compile with one static_assert naming these types. It decodes the field from the format it arrived in (binary for prepared
 	/// statements, text otherwise), so the same code reads both. Throws BlueTuskTypeException naming the
 	/// column (1-based number and name), its PostgreSQL type and the C++ type when the conversion is
 	/// not allowed, loses the value, or meets NULL with a non-optional T; BlueTuskUsageException for an
@@ -110,13 +132,23 @@ public:
 		/// The field's bytes as received (see FieldValue).
 
 private:
+	template <typename T> static T read(const RowView& row, std::size_t index)
+	{
+		using S = typename Detail::ReadAs<T>::type;
+		static_assert(Detail::IsReadable<S>::value, "RowView::get<T>(): T must be bool, a signed integer type "
+			"(short, int, long, long long, Poco::Int16/32/64), float, double, std::string, BlueTusk::Bytes, "
+			"Poco::UUID, Poco::Timestamp, Poco::DateTime, Poco::Timespan, a std::vector of one of those "
+			"(with Poco::IntN for integers), or std::optional of any of them (doc/statements.md)");
+		S value{};
+		row.readInto(index, value, Detail::CppTypeName<S>::value);
+		return static_cast<T>(value);
+	}
+
 	template <typename T> struct Getter
 	{
 		static T get(const RowView& row, std::size_t index)
 		{
-			T value{};
-			row.readInto(index, value, Detail::CppTypeName<T>::value);
-			return value;
+			return read<T>(row, index);
 		}
 	};
 
@@ -125,9 +157,7 @@ private:
 		static std::optional<T> get(const RowView& row, std::size_t index)
 		{
 			if (row.isNull(index)) return std::nullopt;
-			T value{};
-			row.readInto(index, value, Detail::CppTypeName<T>::value);
-			return value;
+			return read<T>(row, index);
 		}
 	};
 

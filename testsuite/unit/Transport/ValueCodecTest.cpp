@@ -12,6 +12,7 @@
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 using namespace BlueTusk;
@@ -80,6 +81,7 @@ class ValueCodecTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testBinaryArrays);
 	CPPUNIT_TEST(testTextArrays);
 	CPPUNIT_TEST(testRowViewMessages);
+	CPPUNIT_TEST(testRowViewIntegerAliases);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -326,6 +328,40 @@ public:
 		for (RowView r: result) sum += r.get<Poco::Int64>(0);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(5000000007LL), sum);
 		CPPUNIT_ASSERT_EQUAL(std::string("row 2 does not exist; the result has 2 rows"), message([&] { result.row(2); }));
+	}
+
+	void testRowViewIntegerAliases()
+	{
+		// get<long long>() compiles and reads like get<Poco::Int64>() (Poco::Int64 is long on LP64 Linux, so
+		// long long is another type); so do the other signed integer spellings, alone and in std::optional.
+		std::vector<ColumnDescription> columns(3);
+		columns[0].name = "big";
+		columns[0].typeOid = TypeOid::Int8;
+		columns[1].name = "small";
+		columns[1].typeOid = TypeOid::Int2;
+		columns[2].name = "gone";
+		columns[2].typeOid = TypeOid::Int4;
+		Row row{std::string("5000000000"), std::string("-7"), std::nullopt};
+		RowView view(columns, row);
+		CPPUNIT_ASSERT_EQUAL(5000000000LL, view.get<long long>("big"));
+		CPPUNIT_ASSERT_EQUAL(5000000000L, view.get<long>(0));
+		CPPUNIT_ASSERT_EQUAL(std::int64_t(5000000000LL), view.get<std::int64_t>(0));
+		CPPUNIT_ASSERT_EQUAL(-7, view.get<int>("small"));
+		CPPUNIT_ASSERT_EQUAL(short(-7), view.get<short>(1));
+		CPPUNIT_ASSERT_EQUAL(-7LL, view.get<long long>(1));
+		CPPUNIT_ASSERT(!view.get<std::optional<long long>>("gone"));
+		CPPUNIT_ASSERT_EQUAL(5000000000LL, *view.get<std::optional<long long>>(0));
+		// Range checks are those of the Poco type of the same size: int8 5000000000 does not fit an int.
+		try
+		{
+			view.get<int>(0);
+			CPPUNIT_FAIL("get<int> of 5000000000 did not throw");
+		}
+		catch (BlueTuskTypeException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("column 1 \"big\" (int8): int8 cannot be read as int32: the value 5000000000 is out of its range"),
+				exc.message());
+		}
 	}
 };
 
