@@ -91,7 +91,7 @@ public:
 
 	virtual void splitBrainRefused(const BlueTuskHostEndpoint& endpoint);
 		/// endpoint claimed to be primary on an older timeline than another primary and was refused for
-		/// a write target (DESIGN 11, split-brain guard). Default: nothing.
+		/// a write target (split-brain guard). Default: nothing.
 
 	static double preciseSeconds();
 		/// Seconds of the monotonic clock (CLOCK_MONOTONIC), the clock of create times. Thread-safe.
