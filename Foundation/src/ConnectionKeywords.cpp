@@ -221,7 +221,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 			[](S& s, const std::string& v, const std::string& src) { s.maxStandbyLag = parseByteSize(v, src); }},
 		{"Role Recheck Milliseconds", "role_recheck_ms", nullptr, Setting::RoleRecheck,
 			[](S& s, const std::string& v, const std::string& src) { s.roleRecheck = roleRecheckMilliseconds(v, src); }},
-		// libpq keywords, issue 29 part A (doc/connection-strings.md, "libpq keywords")
+		// libpq keywords (doc/connection-strings.md, "libpq keywords")
 		{"Host Address", "hostaddr", "PGHOSTADDR", Setting::HostAddress,
 			[](S& s, const std::string& v, const std::string& src) { parseHostAddressList(v, src); s._hostAddressList = v; }},
 		{"Service", "service", "PGSERVICE", Setting::Service,

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// Value parsers for the libpq keywords of issue 29 part A (doc/connection-strings.md, "libpq keywords"):
+// Value parsers for the libpq keywords of libpq (doc/connection-strings.md, "libpq keywords"):
 // client_encoding, the keepalive family, and the keywords BlueTusk refuses with a reason.
 //
 

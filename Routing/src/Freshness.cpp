@@ -52,7 +52,7 @@ private:
 
 
 bool lagRuleApplies(TargetSessionAttributes target)
-	/// Max Standby Lag: standby, read-only and prefer-standby checkouts (issue 18).
+	/// Max Standby Lag: standby, read-only and prefer-standby checkouts.
 {
 	return target == TargetSessionAttributes::Standby || target == TargetSessionAttributes::ReadOnly ||
 		target == TargetSessionAttributes::PreferStandby;

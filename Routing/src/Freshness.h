@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// Replica freshness (doc/freshness.md, DESIGN.md section 14): read your writes and Max Standby Lag, the
+// Replica freshness (doc/freshness.md): read your writes and Max Standby Lag, the
 // two rules that refine the target table for read targets.
 //
 

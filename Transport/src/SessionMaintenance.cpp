@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Transport
 //
-// BlueTusk's own round trips on a session between leases: the role probe and refresh (DESIGN.md 5.2),
+// BlueTusk's own round trips on a session between leases: the role probe and refresh,
 // the reset (PostgreSQL docs, DISCARD), deferring it, and the end of a lease. Each is bounded by the
 // shorter of the settings' Timeout and Command Timeout (MaintenanceScope): with the default Command
 // Timeout of 0, a frozen server must not hold the pool's pruning thread or a checkout for good

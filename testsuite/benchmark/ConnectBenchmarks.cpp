@@ -1,7 +1,7 @@
 //
 // ConnectBenchmarks.cpp
 //
-// Issue 7, measurements 1 and 2: one new physical connection to the primary (SCRAM-SHA-256), opened and
+// one new physical connection to the primary (SCRAM-SHA-256), opened and
 // closed, without TLS (SSL Mode=disable / sslmode=disable) and with TLS (require / require).
 //
 // BlueTusk opens through BlueTuskConnection::open (unpooled: the router with one host, target any), as an

@@ -1,7 +1,7 @@
 //
 // CurveBenchmarks.cpp
 //
-// Issue 14, goal 7: how cost grows. Each curve is a series of benchmarks, one per point, named
+// how cost grows. Each curve is a series of benchmarks, one per point, named
 // "curve_<curve>_<x>/<side>"; testsuite/benchmark/curves.py turns them into data files and PNG plots,
 // report.py checks the goal rows taken from them.
 //   curve_threads_<N>/bluetusk    N = 1, 2, 4, 8, 12, 16, 32, 64 threads (12: as many as sessions, the last

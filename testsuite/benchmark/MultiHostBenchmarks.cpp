@@ -1,7 +1,7 @@
 //
 // MultiHostBenchmarks.cpp
 //
-// Issue 7, measurement 7: open with three hosts where the first is black-holed (a loopback listener with
+// open with three hosts where the first is black-holed (a loopback listener with
 // a full accept queue: every connect() hangs until the client's own timeout, PLATFORM-NOTES "Faults
 // without iptables"), then the primary and the first standby; Timeout=2 / connect_timeout=2, no TLS,
 // target any.
@@ -15,7 +15,7 @@
 //                                   of its own (so it starts without learned states): the first open that
 //                                   draws the black hole first pays the Timeout and marks it down, later
 //                                   opens try it last. Against multihost_random/libpq, which pays the
-//                                   Timeout every time the black hole comes first (issue 14, goal 6).
+//                                   Timeout every time the black hole comes first.
 // The cold runs use Host Recheck Seconds=0 so every open starts without learned host states, as libpq
 // does. Sequential: one open per repetition (each takes the 2 s timeout). Random and learned: DRAWS (30)
 // opens in one iteration, so the learned row's draws fall inside one Host Recheck window (they last about
@@ -181,7 +181,7 @@ void registerMultiHostBenchmarks()
 	configureSlow(benchmark::RegisterBenchmark("multihost_random/bluetusk", drawBlueTusk, false), 1);
 	configureSlow(benchmark::RegisterBenchmark("multihost_random/libpq", drawLibpq), 1);
 	// Process CPU time (all threads: the race runs one thread per host), so the CPU column shows what the
-	// client costs per parallel open (issue 14, goal 5; scripts/bench --pin measures it off the servers' core).
+	// client costs per parallel open (scripts/bench --pin measures it off the servers' core).
 	configureFast(benchmark::RegisterBenchmark("multihost_parallel/bluetusk", openBlueTusk, std::string("parallel"))
 		->MeasureProcessCPUTime());
 	configureSlow(benchmark::RegisterBenchmark("multihost_learned/bluetusk", drawBlueTusk, true), 1);

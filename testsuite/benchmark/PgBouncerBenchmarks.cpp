@@ -1,7 +1,7 @@
 //
 // PgBouncerBenchmarks.cpp
 //
-// Issue 14, goal 4: BlueTusk's pool side by side with what an application would otherwise deploy, PgBouncer
+// BlueTusk's pool side by side with what an application would otherwise deploy, PgBouncer
 // (Debian's pgbouncer, transaction pooling) in front of the primary. scripts/bench starts PgBouncer as the
 // postgres user in a temporary directory (pool_mode=transaction, default_pool_size=POOL_SIZE, SCRAM towards
 // the client and the server) and passes its port in BLUETUSK_PGBOUNCER_PORT; without it these benchmarks

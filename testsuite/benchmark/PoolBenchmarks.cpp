@@ -1,11 +1,11 @@
 //
 // PoolBenchmarks.cpp
 //
-// Issue 7, measurement 6: pool checkout + return with target any while an idle session is available, so
+// pool checkout + return with target any while an idle session is available, so
 // no I/O happens (No Reset On Close=true: the return skips DISCARD ALL; the session is idle, so no
 // ROLLBACK either). libpq has no pool: there is no counterpart, the target is absolute (median <= 200 ns).
 //   pool_checkout/bluetusk:   one thread, one idle session.
-//   pool_checkout/bluetusk_observed: the same with the Prometheus exporter's observer installed (issue 15:
+//   pool_checkout/bluetusk_observed: the same with the Prometheus exporter's observer installed (goal:
 //     at most 10 % slower than pool_checkout/bluetusk; row 6c).
 //   pool_contention/bluetusk: 8 threads share 4 sessions (Maximum Pool Size=4) for a fixed time slice;
 //     counters: checkouts per second, the wait of each checkout (from open() until the lease is in hand:

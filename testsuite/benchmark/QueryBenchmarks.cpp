@@ -1,7 +1,7 @@
 //
 // QueryBenchmarks.cpp
 //
-// Issue 7, measurements 3 to 5, on one open session to the primary (no TLS, so the round trips and the
+// Rows 3 to 5 of doc/performance.md, on one open session to the primary (no TLS, so the round trips and the
 // parsing are what is measured):
 //   3 select1_simple:  "SELECT 1" with the simple query protocol       vs PQexec
 //   4 extended_param:  "SELECT $1::int4 + 1" with one text parameter    vs PQexecParams

@@ -1,7 +1,7 @@
 //
 // ThroughputBenchmarks.cpp
 //
-// Issue 7, measurement 8: SELECT 1 from 8 threads over the three-node cluster (no TLS), for a fixed time
+// SELECT 1 from 8 threads over the three-node cluster (no TLS), for a fixed time
 // slice per iteration.
 //   BlueTusk: one BlueTuskDataSource over 127.0.0.1,127.0.0.2,127.0.0.3 with the default pool settings;
 //     each query is a checkout (open(target)), executeSimple("SELECT 1") and the return of the lease

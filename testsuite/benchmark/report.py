@@ -68,7 +68,7 @@ ROWS = [
     dict(id="7a", key="multihost_sequential", title="3 hosts, first black-holed, Timeout=2: sequential",
          bluetusk="multihost_sequential/bluetusk", baseline="multihost_sequential/libpq", metric="time", unit="ms",
          kind=None, target=None),
-    # 7b and 7d: 30 draws each, as mean, median and p90 (issue 14, goal 6; draw_rows below).
+    # 7b and 7d: 30 draws each, as mean, median and p90 (draw_rows below).
     *draw_rows("7b", "multihost_random", "3 hosts, first black-holed, Timeout=2: random, 30 draws",
                "multihost_random/bluetusk", mean_target=None),
     dict(id="7c", key="multihost_parallel", title="3 hosts, first black-holed, Timeout=2: parallel (vs 1 healthy host)",
@@ -138,7 +138,7 @@ ROWS = [
          kind=None, target=None),
 ]
 
-# Issue 14, goals 4 and 7: PgBouncer side by side (scripts/bench starts it) and the goal rows of the curves
+# PgBouncer side by side (scripts/bench starts it) and the goal rows of the curves
 # (curves.py plots every point).
 ROWS += [
     dict(id="13a", key="pgbouncer_throughput", title="Pooled SELECT 1, 8 threads, primary (vs libpq through PgBouncer, transaction pooling, time per query)",

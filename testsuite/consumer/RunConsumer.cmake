@@ -1,4 +1,4 @@
-# Proves that an installed BlueTusk is usable by another project (issue 2, "Build and layout"):
+# Proves that an installed BlueTusk is usable by another project:
 #   1. cmake --install <BUILD_DIR> --prefix <WORK_DIR>/prefix
 #   2. configure + build testsuite/consumer/project against that prefix (find_package(BlueTusk))
 #   3. run it and check its output

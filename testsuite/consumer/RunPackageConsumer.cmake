@@ -1,4 +1,4 @@
-# Proves that BlueTusk's Debian packages are usable (issue 15, "Packages"):
+# Proves that BlueTusk's Debian packages are usable:
 #   1. cpack -G DEB from <BUILD_DIR> (its CPackConfig.cmake) into <WORK_DIR>/debs
 #   2. each package's name and dependencies (Debian's Poco packages from dpkg-shlibdeps; the -dev ones)
 #   3. dpkg-deb -x every package into <WORK_DIR>/root (a temporary root, nothing installed on the system)

@@ -1,8 +1,8 @@
 //
 // FleetMain.cpp
 //
-// bluetusk-fleet: the client side of scripts/fleet (issue 30, point 4; doc/high-availability.md "A fleet
-// through a failover"). Three modes:
+// bluetusk-fleet: the client side of scripts/fleet (doc/high-availability.md, "A fleet through a
+// failover"). Three modes:
 //
 //   bluetusk-fleet setup --connection STRING
 //       creates the table fleet_writes afresh (on the primary).

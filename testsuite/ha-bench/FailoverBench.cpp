@@ -1,7 +1,7 @@
 //
 // FailoverBench.cpp
 //
-// bluetusk-failover-bench: one run of issue 12's failover benchmark against the Patroni cluster of
+// bluetusk-failover-bench: one run of the failover benchmark against the Patroni cluster of
 // scripts/patroni. Three clients write side by side through the same failover:
 //   bluetusk   a pooled BlueTuskDataSource (the HA suite's FailoverLoad, one writer: read-write checkout,
 //              INSERT, return), Target Session Attributes=read-write with Failover Timeout

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tables of issue 12's failover benchmark from bluetusk-failover-bench's JSON lines (scripts/failover-bench).
+"""The tables of the failover benchmark from bluetusk-failover-bench's JSON lines (scripts/failover-bench).
 
 Usage: report.py RUNS.jsonl [--markdown FILE] [--commit C] [--load L] [--machine M] [--check]
 Prints (and writes to FILE) one row per run and client, then per client the median, p95 and worst of

@@ -1,7 +1,7 @@
 //
 // SoakDriver.cpp
 //
-// bluetusk-soak (doc/reliability.md, issue 16): THREADS worker threads on one pooled BlueTuskDataSource
+// bluetusk-soak (doc/reliability.md): THREADS worker threads on one pooled BlueTuskDataSource
 // over the local cluster (scripts/cluster) for SECONDS while a fault thread, every INTERVAL seconds, takes
 // the next step of a cycle: stop standby 2, start it, SIGKILL standby 3's postmaster, start it, stop the
 // primary (node 1), promote node 2, rebuild the original topology (scripts/cluster reset). Workers alternate

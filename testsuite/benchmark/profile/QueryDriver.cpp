@@ -1,7 +1,7 @@
 //
 // QueryDriver.cpp
 //
-// A profiling driver for rows 3-5 of doc/performance.md (issue 14): N queries of KIND (select1, extended,
+// A profiling driver for rows 3-5 of doc/performance.md: N queries of KIND (select1, extended,
 // rows) with SIDE (bluetusk, libpq) on one open connection to the primary of the local cluster, after one
 // warm-up query, then the wall-clock, user and system time per query (getrusage). Not part of the
 // build: callgrind-queries.sh compiles it against a build directory and counts instructions per query.

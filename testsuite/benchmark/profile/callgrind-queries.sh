@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# testsuite/benchmark/profile/callgrind-queries.sh: user-space instructions per query of rows 3-5 (issue 14),
+# testsuite/benchmark/profile/callgrind-queries.sh: user-space instructions per query of rows 3-5,
 # BlueTusk and libpq, from callgrind: (I(N2) - I(N1)) / (N2 - N1), so the connection set-up cancels out.
 # Usage: callgrind-queries.sh [BUILD_DIR]   (default build-bench; needs a running cluster, BLUETUSK_TEST_PORT)
 set -euo pipefail

@@ -1,7 +1,7 @@
 //
 // RoutingFaultTest.cpp
 //
-// Issue 4's table-driven fault test: the seven targets over host lists that mix the project's fake
+// the table-driven fault test: the seven targets over host lists that mix the project's fake
 // backends on 127.0.0.x (primary, standby, read-only primary, 57P03, 53300, 28P01, black hole, early close,
 // refused port), for sequential and parallel host order, through the real ProtocolSessionFactory. Checks the
 // endpoint chosen, the connections each peer saw, the failure text, the time a parallel open takes with a

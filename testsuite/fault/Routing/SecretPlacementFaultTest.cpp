@@ -1,7 +1,7 @@
 //
 // SecretPlacementFaultTest.cpp
 //
-// Issue 16, finding 1: a password that malformed input put somewhere else (a libpq tail pasted into an
+// a password that malformed input put somewhere else (a libpq tail pasted into an
 // Npgsql value, a URL user name with an unencoded '@', a '/' in a URL password, a mistyped scheme, a
 // "password=" tail inside a host) must appear in no message: parser errors, transport failures, routing's
 // no-acceptable-host and authentication errors with their attempts, pool timeouts, toString() and every

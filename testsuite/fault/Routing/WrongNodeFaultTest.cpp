@@ -96,7 +96,7 @@ public:
 
 	void testStandbyLeaseAnsweredAfterPromotion()
 	{
-		// Issue 16, finding 6: a strict standby lease whose own answer carries in_hot_standby=off (the
+		// a strict standby lease whose own answer carries in_hot_standby=off (the
 		// standby was promoted between the checkout and the query). The rows are returned (they are correct
 		// data from the promoted server: BlueTusk does not throw after the fact), role() reports the change,
 		// and the session is never handed to a standby target again: the endpoint is learned as primary

@@ -1,7 +1,7 @@
 //
 // AuthenticationPolicyFaultTest.cpp
 //
-// Issue 16, finding 4: a server may not change the authentication method in the middle of an exchange
+// a server may not change the authentication method in the middle of an exchange
 // (SCRAM begun then cleartext or MD5 asked; MD5 or cleartext then another password), and the client
 // honours libpq 16's require_auth and channel_binding. Each case runs against the fake backend and checks
 // the refusal's text and what the server received (no password sent after a refused request).

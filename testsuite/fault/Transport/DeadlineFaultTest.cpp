@@ -1,7 +1,7 @@
 //
 // DeadlineFaultTest.cpp
 //
-// Issue 16, findings 5 and 2: the host deadline (Timeout) bounds what a hostile or stuck server can make
+// the host deadline (Timeout) bounds what a hostile or stuck server can make
 // the client spend: SCRAM key derivation with a huge iteration count, and a TLS handshake that the server
 // accepted ('S') and then never answered, with SSL Mode=prefer's plain retry and the close included.
 //

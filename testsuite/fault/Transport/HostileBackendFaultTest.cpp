@@ -1,7 +1,7 @@
 //
 // HostileBackendFaultTest.cpp
 //
-// A hostile or broken server (doc/reliability.md, issue 16): the fake backend sends bytes chosen to
+// A hostile or broken server (doc/reliability.md): the fake backend sends bytes chosen to
 // break the client, during startup (BackendScript::garbage) and as the answer to a query
 // (QueryAnswer::raw). Every case must end as a clear BlueTusk exception of a known class that names
 // the endpoint (host:port), within the connect deadline, without growing memory without bound. Query-path

@@ -1,7 +1,7 @@
 //
 // LibpqKeywordFaultTest.cpp
 //
-// The libpq keywords of issue 29 part A on the wire, against the fake backend: options, Search Path and
+// The libpq keywords of libpq on the wire, against the fake backend: options, Search Path and
 // fallback_application_name in the StartupMessage; hostaddr connects to the address and keeps the host
 // name; the keepalive family reaches the kernel; requirepeer reads the peer of a Unix-domain socket.
 //

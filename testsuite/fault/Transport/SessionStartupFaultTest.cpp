@@ -243,7 +243,7 @@ public:
 
 	void testRejectionBeforeAuthenticationNamesUser()
 	{
-		// Issue 16, finding 8: an ErrorResponse sent before any authentication request said user "".
+		// an ErrorResponse sent before any authentication request said user "".
 		FakeBackend backend(BackendScript::startupError("28000", "no pg_hba.conf entry for host \"127.0.0.1\", user \"alice\""));
 		ProtocolSessionFactory factory;
 		try

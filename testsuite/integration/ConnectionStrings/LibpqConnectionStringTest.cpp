@@ -1,7 +1,7 @@
 //
 // LibpqConnectionStringTest.cpp
 //
-// libpq connection strings against the local cluster (scripts/cluster; issue 29 part A): a pg_service.conf
+// libpq connection strings against the local cluster (scripts/cluster): a pg_service.conf
 // service (multi-host, with options), options=-c search_path seen by SHOW, hostaddr with a host name that
 // does not resolve (TLS verification and the password file still use the name), the default Unix-socket
 // directory (node1 also listens there), a socket directory as host, and requirepeer.

@@ -6,7 +6,7 @@
 // column types before each test, and the same SQL texts run against each version ("INSERT INTO Strings
 // VALUES ($1)" into a VARCHAR, then an INTEGER, a FLOAT, a UUID... column; "INSERT INTO Person VALUES
 // ($1, $2, $3, $4)" with an INTEGER, BYTEA, TIMESTAMP, DATE or TIME fourth column), single and bulk, with
-// limit(). Before issue 28 the cached statements kept the first table's parameter and result types. And
+// limit(). Before the cache followed the schema, the cached statements kept the first table's parameter and result types. And
 // the same cycle when another session changes the table.
 //
 

@@ -254,7 +254,7 @@ public:
 	void testMaxStandbyLagOnDirectOpen()
 	{
 		// BlueTuskConnection::open() (bluetusk-connect without --pool) honours Max Standby Lag as a data
-		// source does (issue 28: before, a prefer-standby open landed on the paused standby 3 MB behind).
+		// source does (before, a prefer-standby open landed on the paused standby 3 MB behind).
 		Connector connector;
 		setReplay(2, true);
 		writeWal(3 * MB);

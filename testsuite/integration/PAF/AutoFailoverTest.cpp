@@ -1,7 +1,7 @@
 //
 // AutoFailoverTest.cpp
 //
-// BlueTusk under load while pg_auto_failover fails the cluster over (issue 30: a second real failover
+// BlueTusk under load while pg_auto_failover fails the cluster over (a second real failover
 // manager). Needs the cluster of scripts/pg-auto-failover (BLUETUSK_PAF_PORT); scripts/test creates it
 // afresh for label "paf".
 //

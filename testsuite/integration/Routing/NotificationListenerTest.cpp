@@ -32,7 +32,7 @@ class NotificationListenerTest: public CppUnit::TestFixture
 public:
 	void testListenerOfReadYourWritesDataSource()
 	{
-		// A direct open refuses Read Your Writes (issue 28); a listener made from such a data source takes
+		// A direct open refuses Read Your Writes; a listener made from such a data source takes
 		// its settings without it, and listens on the primary.
 		Connector connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString("127.0.0.2,127.0.0.1", "SSL Mode=disable;Read Your Writes=true"), connector);

@@ -1,7 +1,7 @@
 //
 // ConnectHygieneTest.cpp
 //
-// Issue 16, findings 1 and 8, through bluetusk-connect against the local cluster: a marker password placed
+// No secret and no unsafe byte (doc/reliability.md) in bluetusk-connect's output against the local cluster: a marker password placed
 // where malformed input puts it never shows in the JSON or the text output (PostgreSQL echoes the role
 // name in its error), the messages still name the endpoint; the server's control characters reach the
 // terminal escaped, and JSON lines stay valid UTF-8 whatever bytes the input holds.

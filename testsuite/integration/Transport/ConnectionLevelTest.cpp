@@ -1,7 +1,7 @@
 //
 // ConnectionLevelTest.cpp
 //
-// Issue 3 "Done when": a BlueTuskConnection-level single-host open against the cluster works with SCRAM
+// a BlueTuskConnection-level single-host open against the cluster works with SCRAM
 // over TLS (the router on top of ProtocolSessionFactory), and its failures keep the per-address detail.
 //
 

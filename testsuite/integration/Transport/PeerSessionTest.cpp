@@ -225,7 +225,7 @@ public:
 	}
 
 	void testUnsupportedMethod()
-		/// GSSAPI is answered now (issue 29): without Kerberos credentials the exchange fails with the
+		/// GSSAPI is answered now: without Kerberos credentials the exchange fails with the
 		/// GSS-API's reason, an authentication error, before anything is sent.
 	{
 		GssOnlyServer server;

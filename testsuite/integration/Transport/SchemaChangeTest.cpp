@@ -1,7 +1,7 @@
 //
 // SchemaChangeTest.cpp
 //
-// The statement cache across schema changes (doc/statements.md, issue 28): DDL run by the session marks its
+// The statement cache across schema changes (doc/statements.md): DDL run by the session marks its
 // cached statements stale (prepared again with their next run, in the same write); DDL run by another
 // session is found by the error (42804 from parameter types inferred for the old table, 0A000 from a
 // changed result) or by a value the old types refuse, and retried once outside a transaction block;
@@ -86,7 +86,7 @@ public:
 	void testOwnDdlMarksCachedStatements()
 	{
 		// A text value's type is left to the server: prepared for a varchar column it is varchar, and the
-		// server keeps that type for the named statement however the table changes. Before issue 28 the
+		// server keeps that type for the named statement however the table changes. Before the cache followed the schema, the
 		// second insert failed with 42804 (column "v" is of type integer but expression is of type
 		// character varying).
 		ProtocolSession::Ptr session = openNode(1, "Auto Prepare Min Usages=1");

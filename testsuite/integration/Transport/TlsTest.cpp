@@ -224,7 +224,7 @@ public:
 
 	void testChannelBindingAndRequireAuth()
 	{
-		// Issue 16, finding 4, against PostgreSQL itself: require binds, disable does not (even over TLS),
+		// Require Auth and Channel Binding against PostgreSQL itself: require binds, disable does not (even over TLS),
 		// require without TLS and a require_auth that excludes SCRAM are refused before any proof is sent.
 		ProtocolSession::Ptr bound = openNode(1, "SSL Mode=require;Channel Binding=require;Require Auth=scram-sha-256");
 		CPPUNIT_ASSERT_EQUAL(std::string("SCRAM-SHA-256-PLUS"), bound->authenticationMethod());

@@ -1,7 +1,7 @@
 //
 // AuthenticationKeywordTest.cpp
 //
-// Issue 16, finding 4: Require Auth / require_auth (libpq 16 semantics) and Channel Binding /
+// Require Auth / require_auth (libpq 16 semantics) and Channel Binding /
 // channel_binding, in every form, from the environment, their errors, and their canonical text.
 //
 

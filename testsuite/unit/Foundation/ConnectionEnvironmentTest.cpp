@@ -123,7 +123,7 @@ public:
 
 	void testRequiredAfterFallback()
 	{
-		// libpq's defaults when neither the string nor the environment gives them (issue 29): the local
+		// libpq's defaults when neither the string nor the environment gives them: the local
 		// socket directory and the operating-system user (see LibpqDefaultsTest)
 		BLUETUSK_ASSERT_ENDPOINTS(ConnectionSettings::defaultSocketDirectory() + ":5432", parse("Username=u"));
 		CPPUNIT_ASSERT_EQUAL(LocalUser::name(), parse("Host=db-a").username);

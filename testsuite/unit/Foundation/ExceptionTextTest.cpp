@@ -1,7 +1,7 @@
 //
 // ExceptionTextTest.cpp
 //
-// Issue 16, finding 10: a BlueTusk exception caught as std::exception shows its message (with SQLSTATE
+// a BlueTusk exception caught as std::exception shows its message (with SQLSTATE
 // and endpoint where known), not just Poco's name(); addContext() names a server once.
 //
 

@@ -1,7 +1,7 @@
 //
 // LibpqDefaultsTest.cpp
 //
-// libpq's URI and default rules (issue 29): no host means the default Unix-socket directory, no user the
+// libpq's URI and default rules: no host means the default Unix-socket directory, no user the
 // operating-system user, an empty host before ":port" and an empty port mean the defaults; unknown URL
 // query keywords stay errors that name libpq's spelling of the nearest keyword.
 //

@@ -1,7 +1,7 @@
 //
 // LibpqKeywordTest.cpp
 //
-// The libpq keywords of issue 29 part A: hostaddr, options / Search Path, client_encoding,
+// The libpq keywords of libpq: hostaddr, options / Search Path, client_encoding,
 // fallback_application_name, the keepalive family, requirepeer, sslcompression, and the keywords refused
 // with a reason: each in the three forms, with its environment variable, its errors and the round trip.
 //

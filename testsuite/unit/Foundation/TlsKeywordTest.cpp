@@ -1,7 +1,7 @@
 //
 // TlsKeywordTest.cpp
 //
-// Issue 29 (part B): the TLS, protocol version and Kerberos keywords in every form (Npgsql names, libpq
+// The TLS, protocol version and Kerberos keywords in every form (Npgsql names, libpq
 // names, URL query), from their environment variables, their errors, the masking of SSL Password, and the
 // print/parse round trip.
 //

@@ -1,7 +1,7 @@
 //
 // StormControlTest.cpp
 //
-// Storm control in the pools (issue 30, doc/high-availability.md "Storm control"): Max Connecting bounds the
+// Storm control in the pools (doc/high-availability.md, "Storm control"): Max Connecting bounds the
 // opens in flight per endpoint (checkouts, waiters and warm-up alike) and an open that ends wakes a waiter;
 // SQLSTATE 53300 backs the pool off while what is open is reused; Connection Lifetime jitter spreads the
 // retirement of sessions opened together; openIdle() and closeIdle(n), the rebalancing's two moves.

@@ -264,7 +264,7 @@ public:
 
 	void testCheckoutTimeoutZeroMeansNoLimit()
 	{
-		// Issue 16, finding 10: 0 waited nothing and failed at once; like every other timeout it is "no limit".
+		// 0 waited nothing and failed at once; like every other timeout it is "no limit".
 		Fixture f;
 		auto dataSource = f.create("a", "Maximum Pool Size=1;Checkout Timeout=0");
 		BlueTuskConnection one = dataSource->open();

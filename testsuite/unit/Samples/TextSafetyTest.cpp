@@ -1,7 +1,7 @@
 //
 // TextSafetyTest.cpp
 //
-// Issue 16, finding 8: bluetusk-connect's JSON is valid UTF-8 whatever bytes the server or the input
+// bluetusk-connect's JSON is valid UTF-8 whatever bytes the server or the input
 // holds, and its text output shows no raw control character.
 //
 
