@@ -101,6 +101,7 @@ class ClusterTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnixSocketPerNode);
 	CPPUNIT_TEST(testStandbysReplicateFromPrimary);
 	CPPUNIT_TEST(testStatusCommand);
+	CPPUNIT_TEST(testStartAfterPromotionHasOnePrimary);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -210,6 +211,34 @@ public:
 	{
 		// scripts/cluster status exits 0 when every node runs.
 		CPPUNIT_ASSERT_EQUAL(0, BlueTusk::Test::cluster().runClusterCommand("status"));
+	}
+
+	void testStartAfterPromotionHasOnePrimary()
+	{
+		// What scripts/demo leaves behind: node2 promoted while node1 was still a primary, then the cluster
+		// stopped. "start" must not bring up two primaries; it restores the original topology and says so.
+		const auto& c = BlueTusk::Test::cluster();
+		struct Reset
+		{
+			~Reset() { BlueTusk::Test::cluster().runClusterCommand("reset"); }
+		} reset;
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("promote 2"));
+		CPPUNIT_ASSERT_EQUAL(std::string("f"), query(2, "SELECT pg_is_in_recovery()"));
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("stop"));
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("start"));
+		CPPUNIT_ASSERT_EQUAL(std::string("f"), query(1, "SELECT pg_is_in_recovery()"));
+		CPPUNIT_ASSERT_EQUAL(std::string("t"), query(2, "SELECT pg_is_in_recovery()"));
+		CPPUNIT_ASSERT_EQUAL(std::string("t"), query(3, "SELECT pg_is_in_recovery()"));
+		// A node stopped while another was promoted (stop-node 1, promote 2) is caught the same way.
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("stop-node 1"));
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("promote 2"));
+		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("start"));
+		int primaries = 0;
+		for (int node = 1; node <= 3; ++node)
+		{
+			if (query(node, "SELECT pg_is_in_recovery()") == "f") ++primaries;
+		}
+		CPPUNIT_ASSERT_EQUAL(1, primaries);
 	}
 };
 
