@@ -324,9 +324,9 @@ bool FreshnessRule::waitOnIdle(const TargetSessionPolicy& policy, PoolManager& p
 
 	// Issue 35, item 2: the Router keeps the first standby behind the token as a fallback and goes on
 	// looking for an acceptable one, opening new sessions on the standbys (and a new session on a standby
-	// is no fresher than its idle one): every read checkout then opened a session on each standby (51 per
-	// standby in 50 write-then-read cycles, measured at 4b09e4a). So the standbys are asked here first, on
-	// the sessions their pools have idle.
+	// is no fresher than its idle one): every read checkout then opened a session on each standby (50 per
+	// standby in 50 write-then-read cycles at 4b09e4a, FreshnessIntegrationTest). So the standbys are asked
+	// here first, on the sessions their pools have idle.
 	std::vector<PoolEntryPtr> held;
 	auto releaseAll = [&held]
 	{
@@ -339,8 +339,9 @@ bool FreshnessRule::waitOnIdle(const TargetSessionPolicy& policy, PoolManager& p
 		}
 		held.clear();
 	};
-	// The answer for one held session: true when the wait is over (token replayed: kept for the route;
-	// or no longer a usable standby: released).
+	// Asks one taken session: false while it is a standby behind the token (it stays taken); true once it
+	// is done with, back in its pool: reached (token replayed; its answer kept for the route), or not a
+	// usable standby any more (promoted, beyond Max Standby Lag, broken: the route decides).
 	auto ask = [this](PoolEntryPtr& entry, bool& reached) -> bool
 	{
 		reached = false;
