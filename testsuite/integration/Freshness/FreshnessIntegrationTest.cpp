@@ -6,7 +6,9 @@
 // Max Standby Lag rejects it and the other standby serves; with both paused, prefer-standby lands on the
 // primary and standby fails naming the lag; after pg_wal_replay_resume() the standby is used again. Read
 // your writes: 1,000 write-then-read iterations through prefer-standby see their own write every time,
-// the same loop without it misses; with replay paused everywhere the read falls back to the primary
+// the same loop without it misses; with the cluster's own synchronous_commit=off (and replay paused on
+// one standby for a while) the reads wait on the standbys' idle sessions, one session per standby in
+// all (issue 35); with replay paused everywhere the read falls back to the primary
 // within Read Your Writes Timeout; a token carried as text to another data source, and one from another
 // process (psql), works.
 //
