@@ -18,30 +18,54 @@ DataSourceRegistry& DataSourceRegistry::instance()
 }
 
 
-BlueTuskDataSource::Ptr DataSourceRegistry::get(const std::string& connectionString, std::size_t loginTimeoutSeconds)
+DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connectionString, std::size_t loginTimeoutSeconds)
 {
 	const std::string key = connectionString + '\x1f' + std::to_string(loginTimeoutSeconds);
 	std::lock_guard<std::mutex> lock(_mutex);
-	auto it = _dataSources.find(key);
-	if (it != _dataSources.end()) return it->second;
+	auto it = _byString.find(key);
+	if (it != _byString.end()) return it->second;
+
 	ConnectionSettings settings = ConnectionSettings::parse(connectionString);
 	const Poco::Timespan login(static_cast<long>(loginTimeoutSeconds), 0);
 	if (loginTimeoutSeconds > 0 && (settings.checkoutTimeout.totalMicroseconds() == 0 || login < settings.checkoutTimeout))
 		settings.checkoutTimeout = login;
-	BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(settings, Connector::defaultConnector());
-	_dataSources.emplace(key, dataSource);
-	return dataSource;
+	Lookup lookup;
+	lookup.target = settings.targetSessionAttributes;
+	// Issue 35, item 5: a writer (read-write) and a reader (prefer-standby) must share one data source, or
+	// the reader never sees the writer's read-your-writes token (50 of 50 reads missed the row just written).
+	ConnectionSettings shared = settings;
+	shared.targetSessionAttributes = TargetSessionAttributes::Any;
+	for (const Shared& entry: _dataSources)
+	{
+		if (entry.loginTimeoutSeconds == loginTimeoutSeconds && entry.settings == shared)
+		{
+			lookup.dataSource = entry.dataSource;
+			break;
+		}
+	}
+	if (!lookup.dataSource)
+	{
+		lookup.dataSource = BlueTuskDataSource::create(settings, Connector::defaultConnector());
+		Shared entry;
+		entry.settings = shared;
+		entry.loginTimeoutSeconds = loginTimeoutSeconds;
+		entry.dataSource = lookup.dataSource;
+		_dataSources.push_back(std::move(entry));
+	}
+	_byString.emplace(key, lookup);
+	return lookup;
 }
 
 
 void DataSourceRegistry::clear()
 {
-	std::map<std::string, BlueTuskDataSource::Ptr> dataSources;
+	std::vector<Shared> dataSources;
 	{
 		std::lock_guard<std::mutex> lock(_mutex);
 		dataSources.swap(_dataSources);
+		_byString.clear();
 	}
-	for (auto& entry: dataSources) entry.second->drain();
+	for (Shared& entry: dataSources) entry.dataSource->drain();
 }
 
 

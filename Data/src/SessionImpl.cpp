@@ -9,8 +9,12 @@
 #include "BlueTusk/Data/StatementImpl.h"
 #include "BlueTusk/ProtocolSession.h"
 #include "DataSourceRegistry.h"
+#include "Poco/Clock.h"
 #include "Poco/Data/Session.h"
 #include "Poco/Logger.h"
+#include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace BlueTusk {
 namespace Data {
@@ -60,6 +64,7 @@ SessionImpl::SessionImpl(const std::string& connectionString, std::size_t loginT
 	addProperty("endpoint", &SessionImpl::setReadOnly, &SessionImpl::getEndpoint);
 	addProperty("role", &SessionImpl::setReadOnly, &SessionImpl::getRole);
 	addProperty("connection", &SessionImpl::setReadOnly, &SessionImpl::getConnection);
+	addProperty("dataSource", &SessionImpl::setReadOnly, &SessionImpl::getDataSource);
 	setFeature("bulk", true);
 	open();
 }
@@ -84,8 +89,21 @@ void SessionImpl::open(const std::string& connectionString)
 	if (isConnected()) return;
 	try
 	{
-		if (!_dataSource) _dataSource = Detail::DataSourceRegistry::instance().get(_connectionString, getLoginTimeout());
-		_connection = _dataSource->open();
+		if (!_dataSource)
+		{
+			Detail::DataSourceRegistry::Lookup lookup = Detail::DataSourceRegistry::instance().get(_connectionString, getLoginTimeout());
+			_dataSource = lookup.dataSource;
+			_target = lookup.target;
+			// Read Your Writes (doc/poco-data.md): the same split of targets as BlueTuskDataSource's leases.
+			const bool readYourWrites = _dataSource->settings().readYourWrites;
+			_writeSession = readYourWrites && (_target == TargetSessionAttributes::Primary || _target == TargetSessionAttributes::ReadWrite ||
+				_target == TargetSessionAttributes::PreferPrimary || _target == TargetSessionAttributes::Any);
+			_readSession = readYourWrites && _target != TargetSessionAttributes::Primary && _target != TargetSessionAttributes::ReadWrite;
+		}
+		// The session's own target: sessions of one data source may differ in it (DataSourceRegistry).
+		const Lsn token = _readSession ? _dataSource->walPosition() : Lsn();
+		_connection = _dataSource->open(_target);
+		_seen = token;   // the checkout took a standby only once it had replayed this token
 	}
 	catch (Poco::Exception& exc)
 	{
@@ -181,6 +199,7 @@ void SessionImpl::run(const std::string& sql)
 void SessionImpl::begin()
 {
 	if (isTransaction()) throw Poco::InvalidAccessException("bluetusk: already in a transaction");
+	catchUp();
 	_beginOwed = false;
 	run("BEGIN");
 }
@@ -190,6 +209,7 @@ void SessionImpl::commit()
 {
 	run("COMMIT");
 	_beginOwed = !_autoCommit;
+	leaveToken();
 }
 
 
@@ -253,11 +273,16 @@ void SessionImpl::setAutoCommit(const std::string&, bool value)
 	if (value == _autoCommit) return;
 	if (value)
 	{
-		if (isTransaction()) run("COMMIT");
+		if (isTransaction())
+		{
+			run("COMMIT");
+			leaveToken();
+		}
 		_beginOwed = false;
 	}
 	else if (!isTransaction())
 	{
+		catchUp();
 		run("BEGIN");
 	}
 	_autoCommit = value;
@@ -279,9 +304,85 @@ BlueTuskConnection& SessionImpl::connection()
 
 void SessionImpl::beforeStatement()
 {
+	catchUp();
 	if (!_beginOwed) return;
 	_beginOwed = false;
 	if (!isTransaction()) run("BEGIN");
+}
+
+
+void SessionImpl::afterStatement()
+{
+	leaveToken();
+}
+
+
+void SessionImpl::leaveToken()
+{
+	if (!_writeSession || !_connection.isOpen()) return;
+	Session& session = _connection.session();
+	if (session.isBroken() || session.transactionStatus() != TransactionStatus::Idle) return;
+	if (_connection.role() != ServerRole::Primary) return;
+	try
+	{
+		_connection.walPosition();   // notes the token with the data source (Read Your Writes)
+	}
+	catch (Poco::Exception& exc)
+	{
+		// The statement committed; only the token is missing: a reader may then not see it.
+		logger().warning("bluetusk: no read-your-writes token from %s: %s", _connection.connectedEndpoint().toString(), exc.displayText());
+	}
+}
+
+
+void SessionImpl::catchUp()
+{
+	// Issue 35, item 5: a reader session keeps its lease (on a standby) for its whole life, so the wait of a
+	// data source's checkout happens here, before each statement outside a transaction.
+	if (!_readSession || !_connection.isOpen() || isTransaction()) return;
+	const Lsn token = _dataSource->walPosition();
+	if (token <= _seen) return;
+	if (_connection.role() != ServerRole::Standby)
+	{
+		_seen = token;   // a primary has every commit
+		return;
+	}
+	Session& session = _connection.session();
+	const Poco::Timespan::TimeDiff timeout = _dataSource->settings().readYourWritesTimeout.totalMicroseconds();
+	Poco::Clock start;
+	std::chrono::microseconds pause(200);   // as the data source's wait: 0.2 ms for 20 ms, then doubling to 10 ms
+	Lsn replayed, received;
+	for (;;)
+	{
+		ServerRole role = ServerRole::Unknown;
+		try
+		{
+			role = session.probeRoleAndWal(replayed, received);
+		}
+		catch (Poco::Exception& exc)
+		{
+			fail(exc, "(the read-your-writes wait for " + token.toString() + ")");
+		}
+		if (role != ServerRole::Standby || replayed >= token)
+		{
+			_seen = token;
+			return;
+		}
+		const Poco::Clock::ClockDiff elapsed = start.elapsed();
+		if (elapsed >= timeout) break;
+		std::this_thread::sleep_for(std::min(pause, std::chrono::microseconds(timeout - elapsed)));
+		if (start.elapsed() > 20000) pause = std::min(pause * 2, std::chrono::microseconds(10000));
+	}
+	// Not replayed within Read Your Writes Timeout: move as reconnect() does; the checkout routes with the
+	// token (prefer-standby: a standby that has it, else the primary; standby: ConnectionException).
+	logger().information("bluetusk: %s has replayed up to %s, not the token %s, after Read Your Writes Timeout; the session moves",
+		_connection.connectedEndpoint().toString(), replayed.toString(), token.toString());
+	const bool autoCommit = _autoCommit;
+	const bool beginOwed = _beginOwed;
+	close();
+	open();
+	_autoCommit = autoCommit;
+	_beginOwed = beginOwed;
 }
 
 
@@ -327,6 +428,12 @@ Poco::Any SessionImpl::getRole(const std::string&) const
 Poco::Any SessionImpl::getConnection(const std::string&) const
 {
 	return const_cast<BlueTuskConnection*>(&_connection);
+}
+
+
+Poco::Any SessionImpl::getDataSource(const std::string&) const
+{
+	return _dataSource.get();
 }
 
 } } // namespace BlueTusk::Data

@@ -213,12 +213,14 @@ void StatementImpl::bindImpl()
 			_affected = 0;
 			for (const QueryResult& result: session.executeSimple(toString())) _affected += static_cast<Poco::Int64>(result.rowsAffected());
 		});
+		_session.afterStatement();
 		return;
 	}
 	if (_binder->isBulk())
 	{
 		const std::vector<Parameters> rows = _binder->bulkRows();
 		run([&] { _affected = static_cast<Poco::Int64>(session.executeBatch(_statement, rows)); });
+		_session.afterStatement();
 		return;
 	}
 	if (_columns.empty() && (canBind() || !_queued.empty()))
@@ -229,6 +231,7 @@ void StatementImpl::bindImpl()
 		std::vector<Parameters> rows;
 		rows.swap(_queued);
 		run([&] { _affected = static_cast<Poco::Int64>(session.executeBatch(_statement, rows)); });
+		_session.afterStatement();
 		return;
 	}
 	const Poco::Data::Limit::SizeT limit = getExtractionLimit();
@@ -242,11 +245,12 @@ void StatementImpl::bindImpl()
 		_paged = true;
 		_pageDone = !_result.commandTag.empty();
 		_affected = 0;
-		return;
+		return;   // a paged read: its implicit transaction is open until the last page
 	}
 	run([&] { _result = session.execute(_statement, _binder->parameters()); });
 	refreshColumns();   // prepared again during the execution (another session changed the table)
 	_affected = static_cast<Poco::Int64>(_result.rowsAffected());
+	_session.afterStatement();   // Read Your Writes: a write session's token (doc/poco-data.md)
 }
 
 

@@ -127,6 +127,14 @@ Lsn FreshnessState::primaryPosition() const
 }
 
 
+Lsn FreshnessState::position(const BlueTuskHostEndpoint& endpoint) const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _positions.find(endpoint);
+	return it == _positions.end() ? Lsn() : it->second.position;
+}
+
+
 Poco::UInt64 FreshnessState::lag(Lsn replayed, Lsn received) const
 {
 	std::lock_guard<std::mutex> lock(_mutex);
@@ -203,12 +211,50 @@ bool FreshnessRule::active() const
 
 ServerRole FreshnessRule::probe(Session& session)
 {
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		auto it = _probed.find(&session);
+		if (it != _probed.end() && it->second.reusable && it->second.sessionId == session.sessionId())
+		{
+			// waitOnIdle() asked this session a moment ago and found the token replayed: no second round
+			// trip for the route's probe (a standby's replay position only moves forward).
+			it->second.reusable = false;
+			return it->second.role;
+		}
+	}
 	Lsn replayed, received;
 	const ServerRole role = session.probeRoleAndWal(replayed, received);
 	_state.noteProbe(session.endpoint(), role, replayed, received);
+	Probed probed;
+	probed.role = role;
+	probed.replayed = replayed;
+	probed.received = received;
+	probed.sessionId = session.sessionId();
 	std::lock_guard<std::mutex> lock(_mutex);
-	_probed[&session] = Probed{replayed, received};
+	_probed[&session] = probed;
 	return role;
+}
+
+
+void FreshnessRule::markReusable(const Session& session)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	auto it = _probed.find(&session);
+	if (it != _probed.end()) it->second.reusable = true;
+}
+
+
+bool FreshnessRule::beyondLag(const Session& session)
+{
+	if (!_useLag) return false;
+	Probed probed;
+	{
+		std::lock_guard<std::mutex> lock(_mutex);
+		auto it = _probed.find(&session);
+		if (it == _probed.end()) return false;
+		probed = it->second;
+	}
+	return !probed.replayed.isValid() || _state.lag(probed.replayed, probed.received) > _state.settings().maxStandbyLag;
 }
 
 
@@ -262,29 +308,144 @@ RoleVerdict FreshnessRule::refine(const Session& session, ServerRole role, RoleV
 }
 
 
+void FreshnessRule::pause(std::chrono::microseconds& pause, const Poco::Timestamp& start, const Poco::Timestamp& deadline) const
+{
+	const Poco::Timespan left = deadline - Poco::Timestamp();
+	std::this_thread::sleep_for(std::min(pause, std::chrono::microseconds(std::max<Poco::Int64>(1, left.totalMicroseconds()))));
+	if (start.elapsed() > 20000) pause = std::min(pause * 2, std::chrono::microseconds(10000));
+}
+
+
+bool FreshnessRule::waitOnIdle(const TargetSessionPolicy& policy, PoolManager& pools, const std::vector<BlueTuskHostEndpoint>& endpoints)
+{
+	// Only for targets that take a standby before the primary: for any and prefer-primary the route may
+	// well end on the primary, which has every commit.
+	if (policy.classify(ServerRole::Standby) != RoleVerdict::Accept || policy.classify(ServerRole::Primary) == RoleVerdict::Accept) return false;
+
+	// Issue 35, item 2: the Router keeps the first standby behind the token as a fallback and goes on
+	// looking for an acceptable one, opening new sessions on the standbys (and a new session on a standby
+	// is no fresher than its idle one): every read checkout then opened a session on each standby (50 per
+	// standby in 50 write-then-read cycles at 4b09e4a, FreshnessIntegrationTest). So the standbys are asked
+	// here first, on the sessions their pools have idle.
+	std::vector<PoolEntryPtr> held;
+	auto releaseAll = [&held]
+	{
+		for (PoolEntryPtr& entry: held)
+		{
+			if (!entry) continue;
+			EndpointPool* pool = entry->pool;
+			const bool broken = entry->session->isBroken();
+			pool->release(std::move(entry), broken);
+		}
+		held.clear();
+	};
+	// Asks one taken session: false while it is a standby behind the token (it stays taken); true once it
+	// is done with, back in its pool: reached (token replayed; its answer kept for the route), or not a
+	// usable standby any more (promoted, beyond Max Standby Lag, broken: the route decides).
+	auto ask = [this](PoolEntryPtr& entry, bool& reached) -> bool
+	{
+		reached = false;
+		EndpointPool* pool = entry->pool;
+		ServerRole role = ServerRole::Unknown;
+		try
+		{
+			role = probe(*entry->session);
+		}
+		catch (Poco::Exception&)
+		{
+			pool->release(std::move(entry), true);
+			return true;
+		}
+		Poco::UInt64 behind = 0;
+		if (role != ServerRole::Standby || beyondLag(*entry->session))
+		{
+			pool->release(std::move(entry));   // promoted, or too far behind for Max Standby Lag: the route decides
+			return true;
+		}
+		if (behindToken(*entry->session, behind)) return false;
+		markReusable(*entry->session);
+		reached = true;
+		pool->release(std::move(entry));
+		return true;
+	};
+
+	for (const BlueTuskHostEndpoint& endpoint: endpoints)
+	{
+		EndpointPool& pool = pools.pool(endpoint);
+		if (pool.lastKnownRole() != ServerRole::Standby) continue;
+		if (_state.position(endpoint) >= _token)
+		{
+			releaseAll();   // a standby known to have replayed the token: the route asks it as usual
+			return false;
+		}
+		PoolEntryPtr entry = pool.tryTakeIdle();
+		if (!entry) continue;
+		bool reached = false;
+		if (!ask(entry, reached))
+		{
+			held.push_back(std::move(entry));
+			continue;
+		}
+		if (reached)
+		{
+			releaseAll();
+			return false;
+		}
+	}
+	if (held.empty()) return false;
+
+	const ConnectionSettings& settings = _state.settings();
+	const Poco::Timestamp start;
+	const Poco::Timestamp deadline = start + settings.readYourWritesTimeout.totalMicroseconds();
+	std::chrono::microseconds next(200);
+	while (Poco::Timestamp() < deadline)
+	{
+		pause(next, start, deadline);
+		for (std::size_t i = 0; i < held.size(); ++i)
+		{
+			if (!held[i]) continue;
+			bool reached = false;
+			if (!ask(held[i], reached)) continue;
+			if (reached)
+			{
+				releaseAll();
+				return false;
+			}
+		}
+		held.erase(std::remove(held.begin(), held.end(), nullptr), held.end());
+		if (held.empty()) return false;   // none left to wait on (promoted, broken): the route decides
+	}
+	if (logger().debug())
+		logger().debug("%z standby session(s) still behind the token %s after Read Your Writes Timeout; routing without them",
+			held.size(), _token.toString());
+	releaseAll();
+	_strict = true;
+	return true;
+}
+
+
 PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools,
 	const std::vector<BlueTuskHostEndpoint>& endpoints)
 {
 	const ConnectionSettings& settings = _state.settings();
 	if (_useLag) _state.refreshPrimary(pools, endpoints);
 	if (!policy->needsRole()) policy = std::make_shared<ProbingPolicy>(policy);
+	if (_useToken && waitOnIdle(*policy, pools, endpoints)) return route(policy);   // waited out: strict
 
 	PoolEntryPtr entry = route(policy);
 	Poco::UInt64 behind = 0;
 	if (!_useToken || entry->session->role() != ServerRole::Standby || !behindToken(*entry->session, behind)) return entry;
 
-	// A standby behind the token: ask the session we hold again (no new login), every 0.2 ms for the first
-	// 20 ms (a standby that streams replays a commit within a few ms: a longer pause would be most of
-	// the wait; measured in doc/freshness.md), then doubling to 10 ms, until it has replayed up to the
-	// token or Read Your Writes Timeout runs out.
+	// A standby behind the token (no idle standby session was at hand before routing): ask the session we
+	// hold again (no new login), every 0.2 ms for the first 20 ms (a standby that streams replays a commit
+	// within a few ms: a longer pause would be most of the wait; measured in doc/freshness.md), then
+	// doubling to 10 ms, until it has replayed up to the token or Read Your Writes Timeout runs out.
 	const Poco::Timestamp start;
 	const Poco::Timestamp deadline = start + settings.readYourWritesTimeout.totalMicroseconds();
-	std::chrono::microseconds pause(200);
+	std::chrono::microseconds next(200);
 	while (Poco::Timestamp() < deadline)
 	{
-		const Poco::Timespan left = deadline - Poco::Timestamp();
-		std::this_thread::sleep_for(std::min(pause, std::chrono::microseconds(std::max<Poco::Int64>(1, left.totalMicroseconds()))));
-		if (start.elapsed() > 20000) pause = std::min(pause * 2, std::chrono::microseconds(10000));
+		pause(next, start, deadline);
 		try
 		{
 			if (probe(*entry->session) != ServerRole::Standby) break;   // promoted meanwhile: route anew

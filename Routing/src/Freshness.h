@@ -18,10 +18,12 @@
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "Poco/Timestamp.h"
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace BlueTusk {
 namespace Detail {
@@ -53,6 +55,10 @@ public:
 		/// standby's replay position and lag go into its endpoint's statistics.
 
 	Lsn primaryPosition() const;
+
+	Lsn position(const BlueTuskHostEndpoint& endpoint) const;
+		/// The endpoint's last known position (a standby's replay position as of its last probe), 0/0 when
+		/// not known.
 
 	Poco::UInt64 lag(Lsn replayed, Lsn received) const;
 		/// How far a standby is behind the primary as far as known: from the newer of the primary's last
@@ -110,20 +116,40 @@ public:
 
 	PoolEntryPtr checkout(const Route& route, TargetSessionPolicy::Ptr policy, PoolManager& pools,
 		const std::vector<BlueTuskHostEndpoint>& endpoints);
-		/// Routes with policy (made to probe roles when the target is any), and when the winner is a
-		/// standby behind the token, asks that session again until it has replayed up to the token or
-		/// Read Your Writes Timeout runs out; then routes once more with standbys behind the token
-		/// rejected (prefer-standby and any: the primary; standby: HostAttemptsException naming how far
-		/// behind each standby was). Throws what route throws.
+		/// With a token and a target that takes a standby before the primary (standby, read-only,
+		/// prefer-standby): first waits on the idle sessions the standbys' pools already have (waitOnIdle()),
+		/// so that the route finds a standby that has replayed the token and opens nothing new. Then routes
+		/// with policy (made to probe roles when the target is any), and when the winner is a standby behind
+		/// the token, asks that session again until it has replayed up to the token or Read Your Writes
+		/// Timeout runs out; then routes once more with standbys behind the token rejected (prefer-standby
+		/// and any: the primary; standby: HostAttemptsException naming how far behind each standby was).
+		/// Throws what route throws.
 
 private:
 	struct Probed
 	{
+		ServerRole role = ServerRole::Unknown;
 		Lsn replayed;
 		Lsn received;
+		Poco::UInt64 sessionId = 0;
+		bool reusable = false;   /// waitOnIdle() asked it and found the token replayed: the route's probe of
+		                         /// this session takes this answer (once) instead of another round trip
 	};
 
 	bool behindToken(const Session& session, Poco::UInt64& behind);
+	bool beyondLag(const Session& session);
+	void markReusable(const Session& session);
+	bool waitOnIdle(const TargetSessionPolicy& policy, PoolManager& pools, const std::vector<BlueTuskHostEndpoint>& endpoints);
+		/// Issue 35: a standby behind the token is asked again on a session its pool has idle, never on a
+		/// new one. Takes (tryTakeIdle) one idle session of each endpoint last seen as a standby and probes
+		/// it; a standby that has replayed the token ends it at once (its session back in the pool, its
+		/// answer kept for the route). Otherwise asks the sessions taken again, on the schedule of the wait
+		/// after routing, until one has replayed the token or Read Your Writes Timeout runs out (then the
+		/// route is strict). The sessions go back to their pools either way. Nothing to do (no idle standby
+		/// session, or a standby already known to have replayed the token): returns at once. Returns whether
+		/// it waited out the timeout.
+	void pause(std::chrono::microseconds& pause, const Poco::Timestamp& start, const Poco::Timestamp& deadline) const;
+		/// Sleeps the wait's next pause (0.2 ms for the first 20 ms, then doubling to 10 ms), never past deadline.
 
 	FreshnessState& _state;
 	const TargetSessionAttributes _target;

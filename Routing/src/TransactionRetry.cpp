@@ -19,9 +19,19 @@ namespace BlueTusk {
 
 namespace {
 
-bool retryable(const Poco::Exception& exc, RetryCause& cause)
+bool readOnlySqlTransaction(const Poco::Exception& exc)
+	/// SQLSTATE 25006: the server would not take a write (a standby, or a primary made read-only).
+{
+	const BlueTuskServerException* server = dynamic_cast<const BlueTuskServerException*>(&exc);
+	return server && server->sqlState() == "25006";
+}
+
+
+bool retryable(const Poco::Exception& exc, bool readOnlyWork, RetryCause& cause)
 	/// The RetryCause of exc, or false when exc must reach the caller as it is.
 {
+	// 25006 in a transaction the unit of work declared read-only is its own doing: any server answers the same.
+	if (readOnlyWork && readOnlySqlTransaction(exc)) return false;
 	if (dynamic_cast<const BlueTuskCommitOutcomeUnknownException*>(&exc)) return false;   // may have committed
 	if (dynamic_cast<const BlueTuskTransactionRolledBackException*>(&exc))
 	{
@@ -59,6 +69,25 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const std:
 
 unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const RetryPolicy& retryPolicy, const TransactionOptions& options)
 {
+	// Issue 35, item 4: a unit of work that may write needs a writable server, whatever the data source's
+	// own target (before, a standby first in the host list took the INSERTs: 42P01 or 25006). One declared
+	// read-only goes where the data source's reads go.
+	return runInTransaction(options.readOnly ? settings().targetSessionAttributes : TargetSessionAttributes::ReadWrite,
+		work, retryPolicy, options);
+}
+
+
+unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, const UnitOfWork& work, const std::string& retryPolicy,
+	const TransactionOptions& options)
+{
+	RetryPolicy::Ptr policy = connector().retryPolicy(retryPolicy);
+	return runInTransaction(target, work, *policy, options);
+}
+
+
+unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, const UnitOfWork& work, const RetryPolicy& retryPolicy,
+	const TransactionOptions& options)
+{
 	Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
 	TransactionOptions resolving = options;
 	if (!resolving.outcomeResolver) resolving.outcomeResolver = outcomeResolver();
@@ -70,7 +99,7 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const Retr
 		bool endedByWork = false;
 		try
 		{
-			BlueTuskConnection lease = open();
+			BlueTuskConnection lease = open(target);
 			Transaction transaction(lease.session(), resolving);
 			try
 			{
@@ -89,7 +118,12 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const Retr
 			failure.reset(exc.clone());
 		}
 		RetryCause cause = RetryCause::Failover;
-		if (!retryable(*failure, cause) || (endedByWork && cause != RetryCause::RolledBackAtCommit)) failure->rethrow();
+		if (!retryable(*failure, options.readOnly, cause) || (endedByWork && cause != RetryCause::RolledBackAtCommit)) failure->rethrow();
+		// A server that refused a write (25006): the next attempts go to a writable one, never to a standby
+		// again (issue 35: under a kill -9 of the primary, 209 of 215 units of work with target any failed,
+		// each retry landing on a standby).
+		const bool toWritable = readOnlySqlTransaction(*failure) && target != TargetSessionAttributes::ReadWrite;
+		if (toWritable) target = TargetSessionAttributes::ReadWrite;
 		RetryContext context;
 		context.attempt = attempt;
 		context.cause = cause;
@@ -103,8 +137,8 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const Retr
 				attempt, toString(cause), retryPolicy.name(), std::to_string(budget.totalMilliseconds()));
 			failure->rethrow();
 		}
-		logger.information("retrying the unit of work (attempt %u failed: %s, %s) in %s ms", attempt, toString(cause),
-			failure->displayText(), std::to_string(delay.totalMilliseconds()));
+		logger.information("retrying the unit of work (attempt %u failed: %s, %s) in %s ms%s", attempt, toString(cause),
+			failure->displayText(), std::to_string(delay.totalMilliseconds()), std::string(toWritable ? " on a writable server (read-write)" : ""));
 		if (delay.totalMilliseconds() > 0) Poco::Thread::sleep(static_cast<long>(delay.totalMilliseconds()));
 	}
 }

@@ -131,20 +131,33 @@ public:
 
 	unsigned runInTransaction(const UnitOfWork& work, const std::string& retryPolicy = "default",
 		const TransactionOptions& options = TransactionOptions());
-		/// Runs work in a transaction on a lease of open() (this data source's target) and commits it when
-		/// work returns with the transaction still active; runs it again, on a fresh lease, after a retryable
-		/// failure (RetryCause: a failover error, SQLSTATE 40001 or 40P01, a COMMIT resolved as rolled back)
-		/// for as long as the retry policy named retryPolicy (Connector::retryPolicy(): "default",
-		/// "no-retry", "read-only", or a plugin's) says so and within its budget(); each wait is the policy's
-		/// delay, bounded by what is left of the budget. Commits resolve a lost answer (options'
-		/// outcomeResolver, else outcomeResolver() with its default timeout), so a write never runs twice:
+		/// runInTransaction(target, work, retryPolicy, options) with target read-write (a unit of work may
+		/// write: it needs a writable server whatever this data source's own target is), or, for a unit
+		/// declared read-only (options.readOnly), this data source's Target Session Attributes.
+
+	unsigned runInTransaction(const UnitOfWork& work, const RetryPolicy& retryPolicy, const TransactionOptions& options = TransactionOptions());
+		/// As above, with a policy object.
+
+	unsigned runInTransaction(TargetSessionAttributes target, const UnitOfWork& work, const std::string& retryPolicy = "default",
+		const TransactionOptions& options = TransactionOptions());
+		/// Runs work in a transaction on a lease of open(target) and commits it when work returns with the
+		/// transaction still active; runs it again, on a fresh lease, after a retryable failure (RetryCause: a
+		/// failover error, SQLSTATE 40001 or 40P01, a COMMIT resolved as rolled back) for as long as the retry
+		/// policy named retryPolicy (Connector::retryPolicy(): "default", "no-retry", "read-only", or a
+		/// plugin's) says so and within its budget(); each wait is the policy's delay, bounded by what is left
+		/// of the budget. A failure with SQLSTATE 25006 (read_only_sql_transaction: the server would not take
+		/// a write) is retried on a writable server: the later attempts use read-write whatever target was
+		/// given; in a unit declared read-only (options.readOnly) 25006 is the unit's own doing and reaches
+		/// the caller at once. Commits resolve a lost answer (options' outcomeResolver, else
+		/// outcomeResolver() with its default timeout), so a write never runs twice:
 		/// BlueTuskCommitOutcomeUnknownException and every non-retryable error reach the caller at once, and
 		/// so does any error after work itself ended the transaction (commit() or rollback() inside work),
 		/// except BlueTuskTransactionRolledBackException. Returns the attempts made (1: no retry).
 		/// doc/outcomes.md, "Retrying". Throws the last failure when the policy stops, BlueTuskPluginException
 		/// for an unknown policy name.
 
-	unsigned runInTransaction(const UnitOfWork& work, const RetryPolicy& retryPolicy, const TransactionOptions& options = TransactionOptions());
+	unsigned runInTransaction(TargetSessionAttributes target, const UnitOfWork& work, const RetryPolicy& retryPolicy,
+		const TransactionOptions& options = TransactionOptions());
 		/// As above, with a policy object.
 
 	PoolStatistics getPoolStatistics() const;

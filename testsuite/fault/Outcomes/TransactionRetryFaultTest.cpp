@@ -36,9 +36,17 @@ BackendScript conflicting()
 }
 
 
-BlueTuskDataSource::Ptr dataSourceFor(const std::string& hosts, Connector& connector)
+BlueTuskDataSource::Ptr dataSourceFor(const std::string& hosts, Connector& connector, const std::string& target = "read-write")
 {
-	return BlueTuskDataSource::create("Host=" + hosts + ";Username=app;SSL Mode=disable;Timeout=2;Target Session Attributes=read-write", connector);
+	return BlueTuskDataSource::create("Host=" + hosts + ";Username=app;SSL Mode=disable;Timeout=2" +
+		(target.empty() ? std::string() : ";Target Session Attributes=" + target), connector);
+}
+
+
+BackendScript refusingStandby()
+	/// A hot standby: a write gets 25006, as PostgreSQL answers it.
+{
+	return BackendScript::standby().answer(INSERT, QueryAnswer::error("25006", "cannot execute INSERT in a read-only transaction"));
 }
 
 
@@ -58,6 +66,10 @@ class TransactionRetryFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNoRetryAfterUnknownOutcome);
 	CPPUNIT_TEST(testNoRetryAfterWorkCommitted);
 	CPPUNIT_TEST(testUnknownPolicyName);
+	CPPUNIT_TEST(testNoTargetWritesOnPrimary);
+	CPPUNIT_TEST(testReadOnlyWorkTakesDataSourceTarget);
+	CPPUNIT_TEST(testReadOnlySqlTransactionRetriedOnWritableServer);
+	CPPUNIT_TEST(testReadOnlySqlTransactionInReadOnlyWorkNotRetried);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -261,6 +273,106 @@ public:
 		}
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("no retry policy named \"forever\"; available: default, no-retry, read-only") != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(0, primary.queryCount());
+	}
+
+	void testNoTargetWritesOnPrimary()
+	{
+		// Issue 35, item 4: a host list whose first host is a standby and no Target Session Attributes (any).
+		// Before, the unit of work ran on the data source's target, the standby: 25006 on every one of the
+		// default policy's five attempts. Without a target runInTransaction() now takes read-write.
+		FakeBackend standby(refusingStandby(), "127.0.0.1");
+		FakeBackend primary(BackendScript::primary(), "127.0.0.2");
+		Connector connector;
+		auto dataSource = dataSourceFor(standby.hostAndPort() + "," + primary.hostAndPort(), connector, "");
+		std::vector<std::string> endpoints;
+		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
+		{
+			endpoints.push_back(lease.connectedEndpoint().toString());
+			lease.executeSimple(INSERT);
+		});
+		CPPUNIT_ASSERT_EQUAL(1u, attempts);
+		CPPUNIT_ASSERT_EQUAL(primary.hostAndPort(), endpoints.at(0));
+		CPPUNIT_ASSERT_EQUAL(0L, countOf(standby.queries(), INSERT));
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(primary.queries(), "COMMIT"));
+		// The data source's own target is unchanged for open().
+		CPPUNIT_ASSERT_EQUAL(standby.hostAndPort(), dataSource->open().connectedEndpoint().toString());
+	}
+
+	void testReadOnlyWorkTakesDataSourceTarget()
+	{
+		// A unit of work declared read-only (TransactionOptions::readOnly) keeps the data source's target.
+		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
+		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
+		Connector connector;
+		auto dataSource = dataSourceFor(primary.hostAndPort() + "," + standby.hostAndPort(), connector, "prefer-standby");
+		TransactionOptions readOnly;
+		readOnly.readOnly = true;
+		std::string endpoint;
+		auto work = [&](BlueTuskConnection& lease, Transaction&)
+		{
+			endpoint = lease.connectedEndpoint().toString();
+			lease.executeSimple("SELECT 1");
+		};
+		CPPUNIT_ASSERT_EQUAL(1u, dataSource->runInTransaction(work, "read-only", readOnly));
+		CPPUNIT_ASSERT_EQUAL(standby.hostAndPort(), endpoint);
+		CPPUNIT_ASSERT_EQUAL(1u, dataSource->runInTransaction(work));                  // not declared read-only: read-write
+		CPPUNIT_ASSERT_EQUAL(primary.hostAndPort(), endpoint);
+		CPPUNIT_ASSERT_EQUAL(1u, dataSource->runInTransaction(TargetSessionAttributes::PreferStandby, work));   // as asked
+		CPPUNIT_ASSERT_EQUAL(standby.hostAndPort(), endpoint);
+	}
+
+	void testReadOnlySqlTransactionRetriedOnWritableServer()
+	{
+		// A unit of work given target any lands on the first host, a standby, and its INSERT gets 25006: the
+		// retry goes to a writable server (read-write), not to the standby again (issue 35: under a kill -9
+		// of the primary, 209 of 215 such units failed because every retry landed on a standby).
+		FakeBackend standby(refusingStandby(), "127.0.0.1");
+		FakeBackend primary(BackendScript::primary(), "127.0.0.2");
+		Connector connector;
+		auto dataSource = dataSourceFor(standby.hostAndPort() + "," + primary.hostAndPort(), connector, "");
+		std::vector<std::string> endpoints;
+		const unsigned attempts = dataSource->runInTransaction(TargetSessionAttributes::Any, [&](BlueTuskConnection& lease, Transaction&)
+		{
+			endpoints.push_back(lease.connectedEndpoint().toString());
+			lease.executeSimple(INSERT);
+		});
+		CPPUNIT_ASSERT_EQUAL(2u, attempts);
+		CPPUNIT_ASSERT_EQUAL(standby.hostAndPort(), endpoints.at(0));
+		CPPUNIT_ASSERT_EQUAL(primary.hostAndPort(), endpoints.at(1));
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(standby.queries(), INSERT));
+		CPPUNIT_ASSERT_EQUAL(1L, countOf(primary.queries(), "COMMIT"));
+
+		// The same with a policy object and target standby: the retry still needs a writable server.
+		endpoints.clear();
+		RetryPolicy::Ptr policy = connector.retryPolicy("default");
+		CPPUNIT_ASSERT_EQUAL(2u, dataSource->runInTransaction(TargetSessionAttributes::Standby, [&](BlueTuskConnection& lease, Transaction&)
+		{
+			endpoints.push_back(lease.connectedEndpoint().toString());
+			lease.executeSimple(INSERT);
+		}, *policy));
+		CPPUNIT_ASSERT_EQUAL(standby.hostAndPort(), endpoints.at(0));
+		CPPUNIT_ASSERT_EQUAL(primary.hostAndPort(), endpoints.at(1));
+	}
+
+	void testReadOnlySqlTransactionInReadOnlyWorkNotRetried()
+	{
+		// 25006 inside a transaction the unit of work declared read-only is its own doing: every server would
+		// answer the same, so it reaches the caller at once.
+		FakeBackend primary(BackendScript::primary().answer(INSERT, QueryAnswer::error("25006", "cannot execute INSERT in a read-only transaction")), "127.0.0.1");
+		Connector connector;
+		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
+		TransactionOptions readOnly;
+		readOnly.readOnly = true;
+		int calls = 0;
+		CPPUNIT_ASSERT_EQUAL(std::string("25006"), sqlStateOf([&]
+		{
+			dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
+			{
+				++calls;
+				lease.executeSimple(INSERT);
+			}, "default", readOnly);
+		}));
+		CPPUNIT_ASSERT_EQUAL(1, calls);
 	}
 };
 

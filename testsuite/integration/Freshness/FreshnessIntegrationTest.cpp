@@ -6,7 +6,9 @@
 // Max Standby Lag rejects it and the other standby serves; with both paused, prefer-standby lands on the
 // primary and standby fails naming the lag; after pg_wal_replay_resume() the standby is used again. Read
 // your writes: 1,000 write-then-read iterations through prefer-standby see their own write every time,
-// the same loop without it misses; with replay paused everywhere the read falls back to the primary
+// the same loop without it misses; with the cluster's own synchronous_commit=off (and replay paused on
+// one standby for a while) the reads wait on the standbys' idle sessions, one session per standby in
+// all (issue 35); with replay paused everywhere the read falls back to the primary
 // within Read Your Writes Timeout; a token carried as text to another data source, and one from another
 // process (psql), works.
 //
@@ -20,7 +22,9 @@
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <iostream>
 #include <sys/wait.h>
 
@@ -143,6 +147,7 @@ class FreshnessIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testMaxStandbyLagOnDirectOpen);
 	CPPUNIT_TEST(testReadYourWritesRefusedOnDirectOpen);
 	CPPUNIT_TEST(testReadYourWritesLoop);
+	CPPUNIT_TEST(testReadYourWritesReusesStandbySessions);
 	CPPUNIT_TEST(testFallbackToPrimaryWithinTimeout);
 	CPPUNIT_TEST(testTokenFromAnotherDataSource);
 	CPPUNIT_TEST(testTokenFromAnotherProcess);
@@ -370,6 +375,85 @@ public:
 		std::cout << "  without it, replay paused: " << pausedMisses << " misses of 5" << std::endl;
 		CPPUNIT_ASSERT_EQUAL(5, pausedOnStandby);
 		CPPUNIT_ASSERT_EQUAL(5, pausedMisses);
+	}
+
+	void testReadYourWritesReusesStandbySessions()
+	{
+		// Issue 35, item 2: with replication behind the write (the cluster's own synchronous_commit=off: a
+		// standby gets the commit with the WAL writer's next flush, up to 200 ms later), a prefer-standby
+		// read with a token must wait on a standby session it has, not open a new one on every standby for
+		// every read (measured at 4b09e4a: 51 sessions created on each standby in 50 cycles, about 200 ms
+		// per read). Replay is paused on node2 for ten cycles of the fifty: real lag on one standby.
+		Connector connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Read Your Writes=true"), connector);
+		const int maxConnecting = dataSource->settings().maxConnecting;
+		int misses = 0, onStandby = 0, onNode2WhilePaused = 0;
+		double slowest = 0, total = 0;
+		for (int i = 0; i < 50; ++i)
+		{
+			if (i == 20) setReplay(2, true);
+			if (i == 30) setReplay(2, false);
+			std::string id;
+			{
+				BlueTuskConnection write = dataSource->open(TargetSessionAttributes::ReadWrite);
+				id = write.executeSimple("INSERT INTO freshness_orders (note) VALUES ('async " + std::to_string(i) + "') RETURNING id")
+					.at(0).rows.at(0).at(0).value();
+			}
+			Poco::Clock start;
+			BlueTuskConnection read = dataSource->open(TargetSessionAttributes::PreferStandby);
+			const double ms = start.elapsed() / 1000.0;
+			total += ms;
+			slowest = std::max(slowest, ms);
+			if (read.role() == ServerRole::Standby) ++onStandby;
+			if (i >= 20 && i < 30 && read.connectedEndpoint() == endpoint(2)) ++onNode2WhilePaused;
+			if (value(read, "SELECT count(*) FROM freshness_orders WHERE id = " + id) != "1") ++misses;
+		}
+		std::map<BlueTuskHostEndpoint, PoolStatistics> statistics = dataSource->getHostPoolStatistics();
+		std::cout << "\n  read your writes, synchronous_commit=off, node2 paused for 10 of 50 cycles: " << misses << " misses, "
+			<< onStandby << " reads on a standby, read checkout " << total / 50 << " ms on average (slowest " << slowest
+			<< " ms); sessions created: node2 " << statistics.at(endpoint(2)).created << ", node3 " << statistics.at(endpoint(3)).created
+			<< ", node1 " << statistics.at(endpoint(1)).created << std::endl;
+		CPPUNIT_ASSERT_EQUAL(0, misses);
+		CPPUNIT_ASSERT_EQUAL(0, onNode2WhilePaused);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(onStandby), onStandby >= 40);
+		for (int n: {2, 3})
+		{
+			const PoolStatistics& standby = statistics.at(endpoint(n));
+			CPPUNIT_ASSERT_MESSAGE(node(n) + ": " + standby.toString(), standby.created <= static_cast<Poco::UInt64>(std::max(maxConnecting, standby.minSize)));
+		}
+
+		// Caught up (synchronous commit: the standbys have the WAL about as soon as the commit returns): the
+		// read checkout is a probe of an idle standby session, not the WAL writer's 200 ms.
+		std::vector<double> times;
+		misses = 0;
+		onStandby = 0;
+		for (int i = 0; i < 50; ++i)
+		{
+			std::string id;
+			{
+				BlueTuskConnection write = dataSource->open(TargetSessionAttributes::ReadWrite);
+				id = write.executeSimple("SET synchronous_commit = on; INSERT INTO freshness_orders (note) VALUES ('sync " +
+					std::to_string(i) + "') RETURNING id").at(1).rows.at(0).at(0).value();
+			}
+			Poco::Clock start;
+			BlueTuskConnection read = dataSource->open(TargetSessionAttributes::PreferStandby);
+			times.push_back(start.elapsed() / 1000.0);
+			if (read.role() == ServerRole::Standby) ++onStandby;
+			if (value(read, "SELECT count(*) FROM freshness_orders WHERE id = " + id) != "1") ++misses;
+		}
+		std::sort(times.begin(), times.end());
+		statistics = dataSource->getHostPoolStatistics();
+		std::cout << "  caught up (synchronous_commit=on): " << misses << " misses, " << onStandby << " reads on a standby, read checkout median "
+			<< times[25] << " ms, 90th percentile " << times[45] << " ms; sessions created: node2 " << statistics.at(endpoint(2)).created
+			<< ", node3 " << statistics.at(endpoint(3)).created << std::endl;
+		CPPUNIT_ASSERT_EQUAL(0, misses);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(onStandby), onStandby >= 45);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(times[25]) + " ms", times[25] < 20);
+		for (int n: {2, 3})
+		{
+			const PoolStatistics& standby = statistics.at(endpoint(n));
+			CPPUNIT_ASSERT_MESSAGE(node(n) + ": " + standby.toString(), standby.created <= static_cast<Poco::UInt64>(std::max(maxConnecting, standby.minSize)));
+		}
 	}
 
 	void testFallbackToPrimaryWithinTimeout()

@@ -26,6 +26,13 @@ using namespace BlueTusk::Test;
 
 namespace {
 
+std::string standbysFirst()
+	/// Issue 35, item 4: the standbys first, no Target Session Attributes (any).
+{
+	return cluster().connectionString("127.0.0.2,127.0.0.3,127.0.0.1", "SSL Mode=disable;Timeout=2");
+}
+
+
 std::string hosts()
 {
 	return cluster().connectionString("127.0.0.1,127.0.0.2,127.0.0.3", "SSL Mode=disable;Timeout=2;Target Session Attributes=read-write");
@@ -55,6 +62,8 @@ class CommitOutcomeIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testStatusOfRealXids);
 	CPPUNIT_TEST(testSessionEndedDuringCommit);
 	CPPUNIT_TEST(testSerializationFailureRetried);
+	CPPUNIT_TEST(testNoTargetWritesOnPrimary);
+	CPPUNIT_TEST(testReadOnlySqlTransactionRetriedOnPrimary);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -197,6 +206,51 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2u, attempts);
 		CPPUNIT_ASSERT_EQUAL(2, calls);
 		CPPUNIT_ASSERT_EQUAL(std::string("2"), *other.executeSimple("SELECT count(*) FROM outcome_skew").at(0).rows.at(0).at(0));
+	}
+
+	void testNoTargetWritesOnPrimary()
+	{
+		// Before issue 35 the unit of work took the data source's target (any) and ran on 127.0.0.2, a
+		// standby: 25006 on each of the default policy's five attempts.
+		Connector connector;
+		{
+			BlueTuskConnection setup = BlueTuskDataSource::create(hosts(), connector)->open();
+			recreate(setup, "outcome_targets");
+		}
+		auto dataSource = BlueTuskDataSource::create(standbysFirst(), connector);
+		std::vector<std::string> hostsUsed;
+		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
+		{
+			hostsUsed.push_back(lease.connectedEndpoint().host());
+			lease.executeSimple("INSERT INTO outcome_targets VALUES (1, 1)");
+		});
+		CPPUNIT_ASSERT_EQUAL(1u, attempts);
+		CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), hostsUsed.at(0));
+		BlueTuskConnection check = dataSource->open(TargetSessionAttributes::Primary);
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *check.executeSimple("SELECT count(*) FROM outcome_targets WHERE id = 1").at(0).rows.at(0).at(0));
+	}
+
+	void testReadOnlySqlTransactionRetriedOnPrimary()
+	{
+		// Target any on purpose: the first attempt lands on the standby 127.0.0.2 and gets 25006 from its
+		// INSERT; the retry goes to a writable server, not to a standby again.
+		Connector connector;
+		{
+			BlueTuskConnection setup = BlueTuskDataSource::create(hosts(), connector)->open();
+			recreate(setup, "outcome_targets");
+		}
+		auto dataSource = BlueTuskDataSource::create(standbysFirst(), connector);
+		std::vector<std::string> hostsUsed;
+		const unsigned attempts = dataSource->runInTransaction(TargetSessionAttributes::Any, [&](BlueTuskConnection& lease, Transaction&)
+		{
+			hostsUsed.push_back(lease.connectedEndpoint().host());
+			lease.executeSimple("INSERT INTO outcome_targets VALUES (2, 1)");
+		});
+		CPPUNIT_ASSERT_EQUAL(2u, attempts);
+		CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.2"), hostsUsed.at(0));
+		CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), hostsUsed.at(1));
+		BlueTuskConnection check = dataSource->open(TargetSessionAttributes::Primary);
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *check.executeSimple("SELECT count(*) FROM outcome_targets WHERE id = 2").at(0).rows.at(0).at(0));
 	}
 };
 

@@ -22,10 +22,20 @@ namespace Data {
 class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<SessionImpl>
 	/// Poco::Data::Session("bluetusk", connectionString[, loginTimeoutSeconds]). The connection string goes
 	/// verbatim to BlueTusk's parser (Npgsql style, libpq keyword/value or URL; every BlueTusk keyword),
-	/// and sessions with the same string (and login timeout) share one BlueTuskDataSource, so they draw
-	/// leases from its per-endpoint pools: open() checks a lease out for the string's Target Session
-	/// Attributes (routing, Failover Timeout and all), close() returns it. The login timeout (seconds)
-	/// bounds the checkout (Checkout Timeout is the smaller of the two).
+	/// and sessions whose strings are the same apart from Target Session Attributes (and with the same
+	/// login timeout) share one BlueTuskDataSource, so they draw leases from its per-endpoint pools: open()
+	/// checks a lease out for the session's own string's Target Session Attributes (routing, Failover
+	/// Timeout and all), close() returns it. The login timeout (seconds) bounds the checkout (Checkout
+	/// Timeout is the smaller of the two).
+	///
+	/// Read Your Writes=true (doc/poco-data.md, "Read your writes"): since a writer session (a write
+	/// target: primary, read-write, prefer-primary, any) and a reader session (prefer-standby, standby,
+	/// read-only) share their data source, its token reaches the reader. The writer leaves a token after
+	/// each statement it runs in autocommit and after each commit() (one round trip each, on a primary);
+	/// the reader, on a standby, waits before each statement outside a transaction (and before begin())
+	/// until its standby has replayed the data source's newest token, asking its own session (no new one),
+	/// at most Read Your Writes Timeout; then it moves as reconnect() does (the checkout routes with the
+	/// token: prefer-standby takes the primary, standby fails).
 	///
 	/// Transactions: begin() / commit() / rollback() send BEGIN / COMMIT / ROLLBACK; isTransaction() is
 	/// the server's transaction status (ReadyForQuery), not bookkeeping. setTransactionIsolation() sets the
@@ -43,7 +53,9 @@ class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<Sess
 	///
 	/// Properties (getProperty): "endpoint" (std::string "host:port" of the server in use), "role"
 	/// (std::string: primary, primary-read-only, standby, unknown), "connection" and "handle"
-	/// (BlueTusk::BlueTuskConnection*, valid while connected). Feature "bulk" is on.
+	/// (BlueTusk::BlueTuskConnection*, valid while connected), "dataSource" (BlueTusk::BlueTuskDataSource*,
+	/// the shared data source: its walPosition() is the token to hand to another process). Feature "bulk"
+	/// is on.
 	///
 	/// connectionString(), and with it Session::uri() and Poco's exception texts, is the canonical form
 	/// with Password=*** (ConnectionSettings::toString()). Not thread-safe (a Poco::Data::Session is used by
@@ -88,7 +100,13 @@ public:
 		/// the session is closed.
 
 	void beforeStatement();
-		/// Sends the BEGIN that autoCommit off owes the next statement, if any.
+		/// With Read Your Writes, outside a transaction on a standby: waits until the standby has replayed the
+		/// data source's token (or moves the session). Then sends the BEGIN that autoCommit off owes the next
+		/// statement, if any.
+
+	void afterStatement();
+		/// With Read Your Writes, on a write session's primary with no transaction open (the statement
+		/// committed in autocommit): leaves the session's WAL position with the data source.
 
 	[[noreturn]] void fail(const Poco::Exception& error, const std::string& sql);
 		/// Throws error as the connector's exception: a BlueTuskServerException as StatementException (with
@@ -100,10 +118,20 @@ private:
 	Poco::Any getEndpoint(const std::string& name) const;
 	Poco::Any getRole(const std::string& name) const;
 	Poco::Any getConnection(const std::string& name) const;
+	Poco::Any getDataSource(const std::string& name) const;
 	void run(const std::string& sql);
+	void catchUp();
+		/// Read Your Writes on a reader: the wait of beforeStatement() and begin().
+	void leaveToken();
+		/// Read Your Writes on a writer: BlueTuskConnection::walPosition() when the session is on a primary
+		/// with no transaction open (a failure to learn it is logged, not thrown: the commit happened).
 
 	std::string _connectionString;        /// as given (with the password): the data source registry's key
 	BlueTuskDataSource::Ptr _dataSource;
+	TargetSessionAttributes _target = TargetSessionAttributes::Any;   /// this string's own target
+	bool _writeSession = false;           /// Read Your Writes and a write target: leaves tokens (afterStatement())
+	bool _readSession = false;            /// Read Your Writes and a target that may take a standby: waits for them
+	Lsn _seen;                            /// the newest token the lease is known to have replayed
 	BlueTuskConnection _connection;
 	std::size_t _commandTimeout = 0;
 	bool _autoCommit = true;
