@@ -210,6 +210,8 @@ public:
 				// A value holding the password's text is printed masked (checked in ConnectionRoundTripTest)
 				// and cannot round-trip; every other result must.
 				if (passwordInOtherValue(settings)) continue;
+				// so is a value holding user info ("x:y@"): its password part is masked whatever it is (issue 35)
+				if (printed.find(":***@") != std::string::npos) continue;
 				// the printed text does not depend on the password's value at all
 				ConnectionSettings otherPassword(settings);
 				otherPassword.password = settings.password.empty() ? std::string() : std::string("\x01other");
