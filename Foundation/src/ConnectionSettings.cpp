@@ -31,9 +31,10 @@ using Detail::ConnectionKeywords;
 
 std::string redactedMessage(const SecretRedactor& redactor, const std::string& message)
 	/// A parse error's message as it may leave: redacted, or for a redactor that does not know every
-	/// secret (which would print "***"), a fixed text that says why the details are missing.
+	/// secret (which would print "***"), a fixed text that says why the details are missing. Bounded
+	/// (Detail::boundedMessage()): every value it echoes is shortened already, this bounds the whole.
 {
-	if (redactor.complete()) return redactor.redact(message);
+	if (redactor.complete()) return Detail::boundedMessage(redactor.redact(message));
 	return "details withheld: the connection string holds more texts that could be a password than"
 		" BlueTusk masks (over " + std::to_string(Detail::maximumPasswordCandidates) + ", or " +
 		std::to_string(Detail::maximumPasswordCandidateBytes) + " bytes of them: each ':' before an '@' in"

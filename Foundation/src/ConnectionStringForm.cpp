@@ -83,6 +83,10 @@ KeywordValueList tokenize(const std::string& text)
 	if (looksLikeMistypedUrl(text))
 		throw BlueTuskConnectionStringException("the connection string begins like a URL, but a URL begins with "
 			"\"postgresql://\" or \"postgres://\" (two slashes)");
+	const std::string scheme = nearMissUrlScheme(text);
+	if (!scheme.empty())
+		throw BlueTuskConnectionStringException("the connection string is not a valid URL: it begins with " + quoted(scheme) +
+			", and a URL begins with \"postgresql://\" or \"postgres://\" (a keyword/value string begins with a keyword and '=')");
 	switch (detectForm(text))
 	{
 	case ConnectionStringForm::Url:

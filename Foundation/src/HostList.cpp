@@ -31,6 +31,25 @@ std::string plural(std::size_t count, const std::string& word)
 }
 
 
+void checkHostName(const std::string& host, const std::string& text, const std::string& keyword, const std::string& where)
+	/// Refuses a host that no resolver could find: longer than a DNS name (253 characters), or with white
+	/// space (other characters are left to the resolver, which reports the name unknown). White space is most often a pasted libpq tail
+	/// ("Host=127.0.0.1 port=5432" in the Npgsql form, which separates keywords with ';').
+{
+	if (host.size() > maximumHostNameLength)
+		throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " is too long for a host name (at most " +
+			std::to_string(maximumHostNameLength) + " characters, as in DNS)");
+	for (std::size_t i = 0; i < host.size(); ++i)
+	{
+		if (!isSpace(host[i])) continue;
+		const bool pastedKeyword = host.find('=', i) != std::string::npos;
+		throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " is not a valid host name: it holds white space at " +
+			position(i) + (pastedKeyword ? "; in this form keywords are separated by ';', not spaces (Host=127.0.0.1;Port=5432, not "
+				"Host=127.0.0.1 port=5432)" : "; a host name has letters, digits, '-', '.' and '_'"));
+	}
+}
+
+
 HostElement parseHostElement(const std::string& text, const std::string& keyword, const std::string& where)
 {
 	HostElement element;
@@ -55,6 +74,7 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 				throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has unexpected text after ']'; expected ':' and a port");
 			element.port = parsePortNumber(text.substr(close + 2), keyword + ": " + where + " " + quoted(text));
 		}
+		if (element.host[0] != '/') checkHostName(element.host, text, keyword, where);   // "[/tmp/a:b]": a socket directory
 		return element;
 	}
 	const std::size_t colons = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':'));
@@ -67,11 +87,13 @@ HostElement parseHostElement(const std::string& text, const std::string& keyword
 		element.port = parsePortNumber(text.substr(colon + 1), keyword + ": " + where + " " + quoted(text));
 		if (element.host.find_first_of("[]") != std::string::npos)
 			throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' or ']' outside brackets around the host; write [host] or [host]:port");
+		checkHostName(element.host, text, keyword, where);
 		return element;
 	}
 	element.host = text; // a name, or a bare IPv6 literal (more than one ':', no port)
 	if (element.host.find_first_of("[]") != std::string::npos)
 		throw BlueTuskConnectionStringException(keyword + ": " + where + " " + quoted(text) + " has '[' or ']' outside brackets around the host; write [host] or [host]:port");
+	checkHostName(element.host, text, keyword, where);
 	return element;
 }
 

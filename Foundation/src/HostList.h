@@ -26,6 +26,10 @@ struct HostElement
 	std::string address;   /// the hostaddr to connect to instead, or ""
 };
 
+const std::size_t maximumHostNameLength = 253;
+	/// The longest host name or IP address a Host element may have (a DNS name's limit); socket
+	/// directories are not bounded by it.
+
 std::vector<HostElement> parseHostList(const std::string& hostList, const std::string& keyword, bool allowEmpty = false);
 	/// Splits at ',' and reads each trimmed element: "name", "name:port", "[v6]", "[v6]:port" (brackets
 	/// may enclose any host, e.g. "[/tmp/a:b]:5433"), a bare IPv6 literal (more than one ':', no port),

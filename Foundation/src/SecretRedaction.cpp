@@ -108,7 +108,7 @@ void addUrlPasswordCandidates(PasswordCandidates& candidates, const std::string&
 	/// URL's user info password (malformed URLs included: a '/' in the password), from each ':' before
 	/// the '@'; an '@' behind the first '/' counts only when no '@' came before that '/'.
 {
-	if (text.find("://") == std::string::npos && !looksLikeMistypedUrl(text)) return;
+	if (text.find("://") == std::string::npos && !looksLikeMistypedUrl(text) && nearMissUrlScheme(text).empty()) return;
 	const std::size_t scheme = text.find(":/");
 	const std::size_t authority = scheme == std::string::npos ? 0 : text.find_first_not_of('/', scheme + 1);
 	const std::size_t firstSlash = authority == std::string::npos ? std::string::npos : text.find('/', authority);
@@ -147,6 +147,39 @@ PasswordCandidates passwordCandidates(const std::string& connectionString)
 	}
 	addUrlPasswordCandidates(candidates, connectionString);
 	return candidates;
+}
+
+
+std::string maskUserInfo(const std::string& text)
+{
+	if (text.find('@') == std::string::npos) return text;
+	std::string result;
+	std::size_t copied = 0;   // text before this is in result
+	for (std::size_t at = text.find('@'); at != std::string::npos; at = text.find('@', at + 1))
+	{
+		std::size_t start = at;
+		while (start > copied && !isSpace(text[start - 1]) && text[start - 1] != '"' && text[start - 1] != '\'' &&
+			text[start - 1] != '@' && text[start - 1] != '`')
+			--start;
+		if (start == at) continue;
+		// the authority begins after "scheme:/" or "scheme://", when the run has one
+		std::size_t authority = start;
+		const std::size_t scheme = text.find(":/", start);
+		if (scheme != std::string::npos && scheme < at)
+		{
+			authority = scheme + 2;
+			while (authority < at && text[authority] == '/') ++authority;
+		}
+		const std::size_t colon = text.find(':', authority);
+		if (colon == std::string::npos || colon + 1 >= at) continue;
+		if (text.compare(colon + 1, at - colon - 1, "***") == 0) continue;   // masked already
+		result.append(text, copied, colon + 1 - copied);
+		result += "***";
+		copied = at;
+	}
+	if (copied == 0) return text;
+	result.append(text, copied, std::string::npos);
+	return result;
 }
 
 

@@ -52,6 +52,14 @@ std::string redactSecrets(const std::string& message, const std::vector<std::str
 	/// secret (3 characters or more) that ends a value shortened for the message ('..."') too. Shorter
 	/// secrets are left alone: replacing them would garble the message.
 
+std::string maskUserInfo(const std::string& text);
+	/// text with the password of every URL-like user info masked, whatever the input looked like: for each
+	/// '@', the run of characters before it up to white space, a quote or another '@' is taken as
+	/// "[scheme:/[/]]user:password"; when it has a ':' after the scheme's slashes, what follows that ':'
+	/// up to the '@' becomes "***" ("postgre\x01sql:/user:secret@host" -> "postgre\x01sql:/user:***@host").
+	/// The generic net under the known secrets: a mangled string whose passwords BlueTusk did not
+	/// recognise as such still shows none in a message (issue 35). "mailto:a@b" becomes "mailto:***@b".
+
 } } // namespace BlueTusk::Detail
 
 #endif // BlueTusk_Detail_SecretRedaction_INCLUDED

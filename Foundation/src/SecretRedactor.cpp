@@ -55,14 +55,13 @@ SecretRedactor::SecretRedactor(const std::vector<std::string>& secrets, bool com
 std::string SecretRedactor::redact(const std::string& text) const
 {
 	if (!_complete) return text.empty() ? text : std::string("***");
-	if (_secrets.empty()) return text;
-	return Detail::redactSecrets(text, _secrets);
+	if (_secrets.empty()) return Detail::maskUserInfo(text);
+	return Detail::maskUserInfo(Detail::redactSecrets(text, _secrets));
 }
 
 
 void SecretRedactor::redact(Poco::Exception& exc) const
 {
-	if (_secrets.empty() && _complete) return;
 	for (Poco::Exception* current = &exc; current; current = const_cast<Poco::Exception*>(current->nested()))
 	{
 		// the nested chain is owned by exc (Poco clones it on copy): changing it in place is safe

@@ -135,6 +135,20 @@ bool looksLikeMistypedUrl(const std::string& text)
 }
 
 
+std::string nearMissUrlScheme(const std::string& text)
+{
+	if (isConnectionUrl(text)) return std::string();
+	static const std::size_t maximumSchemeLength = 32;
+	const std::size_t start = firstNonSpace(text);
+	std::size_t end = start;
+	while (end < text.size() && end - start <= maximumSchemeLength && !isSpace(text[end]) &&
+		std::string("=;:@/'\"").find(text[end]) == std::string::npos)
+		++end;
+	if (end == start || end - start > maximumSchemeLength || text.compare(end, 2, ":/") != 0) return std::string();
+	return text.substr(start, end + 2 - start);
+}
+
+
 KeywordValueList tokenizeUrl(const std::string& input)
 {
 	// Trailing white space is not part of a URL; leading white space was allowed by isConnectionUrl.

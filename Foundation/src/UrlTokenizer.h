@@ -23,6 +23,13 @@ bool looksLikeMistypedUrl(const std::string& text);
 	/// True when text begins with "postgresql:" or "postgres:" (any letter case, after white space) but
 	/// is not a URL (isConnectionUrl()): a scheme with a missing '/'.
 
+std::string nearMissUrlScheme(const std::string& text);
+	/// When text is not a URL but begins (after white space) like one: a scheme-like run of 1 to 32
+	/// characters with no white space, '=', ';', ':', '@', '/' or quote, followed by ":/"
+	/// ("postgre\x01sql:/", "pg://", "postgresq://"), that run with its ":/"; else empty. No keyword/value
+	/// string begins so (its first keyword is followed by '='), so it is refused as "not a valid URL"
+	/// rather than read as an unknown keyword that would echo the user info (issue 35).
+
 KeywordValueList tokenizeUrl(const std::string& text);
 	/// The rules of PostgreSQL docs 34.1.1.2 "Connection URIs":
 	///   postgresql://[user[:password]@][host[:port][,host[:port]...]][/dbname][?param=value[&...]]

@@ -86,8 +86,8 @@ std::string quoted(const std::string& value)
 	{
 		if (shown++ == maxShown)
 		{
-			result += "...";
-			break;
+			result += "...\" (" + std::to_string(value.size()) + " characters)";
+			return result;
 		}
 		const unsigned char byte = static_cast<unsigned char>(c);
 		if (byte < 0x20 || byte == 0x7f)
@@ -103,6 +103,13 @@ std::string quoted(const std::string& value)
 	}
 	result += '"';
 	return result;
+}
+
+
+std::string boundedMessage(const std::string& message, std::size_t limit)
+{
+	if (message.size() <= limit) return message;
+	return message.substr(0, limit) + "... (cut: " + std::to_string(message.size()) + " characters in all)";
 }
 
 

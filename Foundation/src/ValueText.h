@@ -36,8 +36,16 @@ std::vector<std::string> split(const std::string& text, char separator);
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 
 std::string quoted(const std::string& value);
-	/// value in double quotes for a message, shortened to 64 characters ("...") and with control
-	/// characters shown as \xNN. Never call it with a password.
+	/// value in double quotes for a message, shortened to 64 characters ('"aaa..." (120000 characters)':
+	/// the quote closes after the "...", the length follows) and with control characters shown as \xNN.
+	/// Never call it with a password.
+
+const std::size_t maximumMessageLength = 1024;
+	/// The longest connection string error message (boundedMessage()); doc/connection-strings.md, "Limits".
+
+std::string boundedMessage(const std::string& message, std::size_t limit = maximumMessageLength);
+	/// message, or its first limit characters and "... (cut: N characters in all)" when longer. Apply it
+	/// after redaction (a cut must not keep the start of a secret that redaction would have masked).
 
 std::string position(std::size_t offset);
 	/// "position N" with N = offset + 1 (1-based character position, as PostgreSQL reports positions).

@@ -23,6 +23,14 @@ std::string outcomeText(const AddressAttempt& attempt, const ConnectionSettings&
 		return "timed out after " + std::to_string(ms) + " ms";
 	}
 	if (attempt.outcome == AddressAttempt::SERVER_ERROR && !attempt.errorText.empty()) return attempt.errorText;
+	// The cause in the field's words for what the outcome's name does not say (issue 35): 'could not
+	// translate host name "x" to address: ...', "TLS failure: server certificate verification failed: ..."
+	if ((attempt.outcome == AddressAttempt::OTHER || attempt.outcome == AddressAttempt::TLS_FAILURE) && !attempt.errorText.empty())
+	{
+		static const std::size_t maxCause = 400;   // a file name in it is the user's: bounded
+		std::string cause = attempt.errorText.size() > maxCause ? attempt.errorText.substr(0, maxCause) + "..." : attempt.errorText;
+		return attempt.outcome == AddressAttempt::OTHER ? cause : AddressAttempt::outcomeName(attempt.outcome) + ": " + cause;
+	}
 	return AddressAttempt::outcomeName(attempt.outcome);
 }
 

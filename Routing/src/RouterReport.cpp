@@ -18,6 +18,15 @@ namespace Detail {
 
 namespace {
 
+const std::size_t MAX_LISTED = 16;   // endpoints named in the message and nested (doc/connection-strings.md, "Limits")
+
+
+std::string moreText(std::size_t more)
+{
+	return "... and " + std::to_string(more) + " more endpoint" + (more == 1 ? "" : "s") + " (attempts() has every one)";
+}
+
+
 std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttemptList::const_iterator end)
 	/// "a:5432 failed x3, b:5432 rejected x3": each endpoint and outcome with how often it occurred, in
 	/// order of first occurrence (the compact form of the earlier passes in the Failover Timeout message).
@@ -31,11 +40,12 @@ std::string summarizeAttempts(HostAttemptList::const_iterator begin, HostAttempt
 		else ++found->second;
 	}
 	std::string text;
-	for (const auto& count: counts)
+	for (std::size_t i = 0; i < counts.size() && i < MAX_LISTED; ++i)
 	{
 		if (!text.empty()) text += ", ";
-		text += count.first + " x" + std::to_string(count.second);
+		text += counts[i].first + " x" + std::to_string(counts[i].second);
 	}
+	if (counts.size() > MAX_LISTED) text += ", " + moreText(counts.size() - MAX_LISTED);
 	return text;
 }
 
@@ -64,11 +74,13 @@ void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStar
 		message += "no endpoint could be attempted";
 	}
 	std::string list;
-	for (std::size_t i = passStart; i < log.size(); ++i)
+	const std::size_t listedEnd = std::min(log.size(), passStart + MAX_LISTED);
+	for (std::size_t i = passStart; i < listedEnd; ++i)
 	{
 		if (!list.empty()) list += "; ";
 		list += log[i].toString();
 	}
+	if (listedEnd < log.size()) list += "; " + moreText(log.size() - listedEnd);
 	message += list;
 	if (passStart > routeStart)
 	{
@@ -80,7 +92,8 @@ void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStar
 	// the full detail.
 	HostAttemptList attempts(log.begin() + routeStart, log.end());
 	std::unique_ptr<BlueTuskException> nested;
-	for (std::size_t i = log.size(); i > passStart; --i)
+	if (listedEnd < log.size()) nested.reset(new BlueTuskException(moreText(log.size() - listedEnd)));
+	for (std::size_t i = listedEnd; i > passStart; --i)
 	{
 		const HostAttempt& attempt = log[i - 1];
 		std::string text = attempt.endpoint.toString() + ": " + attempt.detailedText();

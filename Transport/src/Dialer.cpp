@@ -112,7 +112,12 @@ std::vector<Poco::Net::SocketAddress> Dialer::addressesOf(const BlueTuskHostEndp
 			AddressAttempt attempt;
 			attempt.address = endpoint.host();
 			attempt.outcome = AddressAttempt::OTHER;
-			attempt.errorText = "could not resolve host name: " + exc.displayText();
+			// libpq's words: 'could not translate host name "db-a" to address: Name or service not known'
+			// (the resolver's exceptions carry "<host>: <gai_strerror text>")
+			std::string reason = exc.message();
+			if (reason.compare(0, endpoint.host().size() + 2, endpoint.host() + ": ") == 0) reason.erase(0, endpoint.host().size() + 2);
+			else if (reason == endpoint.host() || reason.empty()) reason = exc.displayText();
+			attempt.errorText = "could not translate host name \"" + endpoint.host() + "\" to address: " + reason;
 			throw BlueTuskTransportException(endpoint.toString(), AddressAttemptList{attempt});
 		}
 		break;
@@ -341,7 +346,9 @@ std::string Dialer::errorText(const Poco::Exception& exc, const Poco::Net::Socke
 		std::string text = removeAll(exc.message(), where);
 		return text.empty() ? std::string("timed out") : text;
 	}
-	if (dynamic_cast<const BlueTuskException*>(&exc))
+	// TLS: the outcome says "TLS failure" already; the message is the cause ("server certificate verification
+	// failed: ...", "root certificate file ... does not exist"), without Poco's name for the exception
+	if (dynamic_cast<const BlueTuskException*>(&exc) || dynamic_cast<const Poco::Net::SSLException*>(&exc))
 	{
 		std::string text = removeAll(exc.message(), where);
 		return text.empty() ? std::string(exc.name()) : text;

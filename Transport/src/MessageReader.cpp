@@ -7,7 +7,10 @@
 #include "BlueTusk/MessageReader.h"
 #include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "Poco/Clock.h"
+#include <cerrno>
 #include <cstring>
+#include <poll.h>
 
 namespace BlueTusk {
 
@@ -21,6 +24,36 @@ bool isLongType(char type)
 		return true;
 	default:
 		return false;
+	}
+}
+
+
+void awaitTlsReadable(Poco::Net::StreamSocket& socket)
+	/// Waits for the socket's receive timeout, once, until the TLS socket has something to read, else throws
+	/// Poco::TimeoutException as the plain socket's receiveBytes() does. Poco 1.11's SecureSocketImpl waits
+	/// twice as long when nothing arrives: SSL_read() blocks until SO_RCVTIMEO, then, on SSL_ERROR_WANT_READ,
+	/// it polls the socket for the receive timeout again before it throws, so Command Timeout=1 fired after
+	/// 2 s over TLS (issue 35; doc/transport.md, "Command timeout"). Decrypted bytes that OpenSSL holds
+	/// already (SSL_pending(): available()) need no wait.
+{
+	if (socket.available() > 0) return;
+	const Poco::Timespan timeout = socket.getReceiveTimeout();
+	const bool forever = timeout.totalMicroseconds() <= 0;
+	const Poco::Clock started;
+	for (;;)
+	{
+		int waitMs = -1;
+		if (!forever)
+		{
+			const Poco::Clock::ClockDiff left = timeout.totalMicroseconds() - started.elapsed();
+			if (left <= 0) throw Poco::TimeoutException();
+			waitMs = static_cast<int>((left + 999) / 1000);   // rounded up: never shorter than the timeout
+		}
+		pollfd descriptor{socket.impl()->sockfd(), POLLIN, 0};
+		const int ready = ::poll(&descriptor, 1, waitMs);
+		if (ready > 0) return;   // readable, hung up or in error: receiveBytes() reports which
+		if (ready < 0 && errno != EINTR) return;   // let receiveBytes() report the socket's state
+		if (ready == 0 && !forever && started.elapsed() >= timeout.totalMicroseconds()) throw Poco::TimeoutException();
 	}
 }
 
@@ -161,6 +194,7 @@ std::size_t MessageReader::buffered() const
 bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 {
 	const int chunk = 16384;
+	if (socket.secure()) awaitTlsReadable(socket);
 	int n = socket.receiveBytes(room(chunk), chunk);
 	if (n <= 0) return false;
 	_end += static_cast<std::size_t>(n);

@@ -306,7 +306,7 @@ Poco::Net::Context::Ptr TlsUpgrade::context(const Options& options)
 			{
 				throw Poco::Net::SSLContextException("root certificate file \"" + caLocation + "\" does not exist; set Root Certificate "
 					"(sslrootcert) to the CA file, use Root Certificate=system for the system's trusted roots, or use an SSL Mode "
-					"that does not verify the certificate (" + modeText(mode) + ")");
+					"that does not verify the certificate (it is " + modeText(mode) + "; require encrypts without verifying)");
 			}
 		}
 	}
@@ -439,8 +439,9 @@ Poco::Net::SecureStreamSocket TlsUpgrade::handshake(const Poco::Net::StreamSocke
 			if (verifiesChain(mode, rootCertificate) && text.find("certificate verify failed") != std::string::npos)
 			{
 				const std::string reason = verifyError != X509_V_OK ? std::string(": ") + X509_verify_cert_error_string(verifyError) : std::string();
-				throw Poco::Net::CertificateValidationException("the server certificate does not verify against the root certificate (" +
-					modeText(mode) + ")" + reason, text);
+				throw Poco::Net::CertificateValidationException("server certificate verification failed" + reason + " (" + modeText(mode) +
+					", Root Certificate " + (rootCertificate.empty() ? std::string("~/.postgresql/root.crt") : rootCertificate == "system" ?
+					std::string("system") : "\"" + rootCertificate + "\"") + ")" + (reason.empty() ? ": " + text : std::string()));
 			}
 			throw;
 		}

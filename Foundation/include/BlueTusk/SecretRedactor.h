@@ -32,7 +32,7 @@ class BlueTusk_Foundation_API SecretRedactor
 {
 public:
 	SecretRedactor();
-		/// A redactor that knows no secret (redact() returns its input).
+		/// A redactor that knows no secret: redact() masks only the passwords of user info ("x:y@", below).
 
 	explicit SecretRedactor(const std::vector<std::string>& secrets, bool complete = true);
 		/// A redactor for secrets (empty or short ones are ignored, duplicates kept once). complete false
@@ -44,7 +44,10 @@ public:
 		/// covers becomes one "***" (secrets that overlap are masked together), repeated while a secret
 		/// holding a '*' is formed again by a mask and the text around it; the start of a secret that ends
 		/// a value shortened for a message ('..."') is masked too. The result contains no secret, except
-		/// that a secret of '*' characters alone matches every mask. An incomplete redactor (complete())
+		/// that a secret of '*' characters alone matches every mask. Then, whatever the secrets, the password
+		/// of anything shaped like a URL's user info is masked ("postgre\x01sql:/user:secret@host" ->
+		/// "postgre\x01sql:/user:***@host", also "mailto:a@b" -> "mailto:***@b"): malformed input whose
+		/// password BlueTusk did not recognise still shows none (issue 35). An incomplete redactor (complete())
 		/// returns "***" for every text that is not empty: it cannot know which part holds a secret.
 
 	void redact(Poco::Exception& exc) const;

@@ -61,6 +61,7 @@ class ConnectionStringErrorTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPoolSizes);
 	CPPUNIT_TEST(testRequired);
 	CPPUNIT_TEST(testPasswordMovedIntoAnotherValue);
+	CPPUNIT_TEST(testMangledUrlScheme);
 	CPPUNIT_TEST(testSetErrors);
 	CPPUNIT_TEST(testExceptionType);
 	CPPUNIT_TEST_SUITE_END();
@@ -270,6 +271,28 @@ public:
 		// the environment's password too
 		const std::string message = parseError("Host=a;Username=u;Port=env-pass-991", {{"PGPASSWORD", "env-pass-991"}});
 		CPPUNIT_ASSERT_EQUAL(std::string("Port: \"***\" is not a port number; expected 1..65535"), message);
+	}
+
+	void testMangledUrlScheme()
+	{
+		// Issue 35: two fuzzed strings of 1,500 printed the password. A URL whose scheme is mangled (a control
+		// character in it, one slash) was read as keyword/value, and "unknown keyword" echoed the user info.
+		// Before: 'unknown keyword "postgre\x01sql:/user:PwQ...@host/db?sslmode" at position 1 (...)'.
+		const std::string notUrl = "\", and a URL begins with \"postgresql://\" or \"postgres://\" (a keyword/value string begins with a keyword and '=')";
+		checkCases({
+			{"postgre\x01sql:/user:{PW}@host/db", "the connection string is not a valid URL: it begins with \"postgre\\x01sql:/" + notUrl},
+			{"postgre\x01sql:/user:{PW}@host/db?sslmode=require", "the connection string is not a valid URL: it begins with \"postgre\\x01sql:/" + notUrl},
+			{"postgre\x01sql://user:{PW}@host/db?sslmode=require", "the connection string is not a valid URL: it begins with \"postgre\\x01sql:/" + notUrl},
+			{"xpostgresql:/user:{PW}@host/db?a=b", "the connection string is not a valid URL: it begins with \"xpostgresql:/" + notUrl},
+			{" postgres\x7f:/u:{PW}@h?x=1", "the connection string is not a valid URL: it begins with \"postgres\\x7F:/" + notUrl},
+			{"pg:/user:{PW}@host/db?sslmode=require", "the connection string is not a valid URL: it begins with \"pg:/" + notUrl},
+			{"postgresql:/user:{PW}@host", "the connection string begins like a URL, but a URL begins with \"postgresql://\" or \"postgres://\" (two slashes)"},
+			{"postgresql:/user:{PW}@host/db?sslmode=require", "the connection string begins like a URL, but a URL begins with \"postgresql://\" or \"postgres://\" (two slashes)"},
+			// not near a URL (the first keyword is followed by '='), but holding user info: its password is masked
+			{"postgre\x01sql=/user:{PW}@host/db", "unknown keyword \"postgre\\x01sql\" at position 1 (doc/connection-strings.md lists the accepted keywords)"},
+			{"bad_kw:/x=1 user:{PW}@host=2", "the connection string is not a valid URL: it begins with \"bad_kw:/" + notUrl},
+			{"Host=a;Application Name=x;user:{PW}@host=2", "unknown keyword \"user:***@host\" at position 27 (doc/connection-strings.md lists the accepted keywords)"},
+		});
 	}
 
 	void testSetErrors()

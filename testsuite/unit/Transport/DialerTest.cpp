@@ -134,8 +134,8 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::size_t(1), exc.attempts().size());
 			CPPUNIT_ASSERT_EQUAL(std::string("nowhere"), exc.attempts()[0].address);
 			CPPUNIT_ASSERT_EQUAL(AddressAttempt::OTHER, exc.attempts()[0].outcome);
-			CPPUNIT_ASSERT_EQUAL(std::string("could not connect to nowhere:5432: nowhere error (could not resolve host name: Host not found: "
-				"nowhere: not in the StaticResolver table) after 0.0 ms"), exc.message());
+			CPPUNIT_ASSERT_EQUAL(std::string("could not connect to nowhere:5432: nowhere error (could not translate host name \"nowhere\" "
+				"to address: not in the StaticResolver table) after 0.0 ms"), exc.message());
 		}
 	}
 
