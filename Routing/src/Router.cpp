@@ -41,6 +41,9 @@ Router::Router(const Request& request):
 
 Router::~Router()
 {
+	// The rejected sessions kept for the promotion watch that no checkout of the data source's own target
+	// can use: closed now if they still sit idle (doc/pooling.md).
+	for (const auto& unusable: _unusable) unusable.first->closeIdleSession(unusable.second);
 }
 
 
@@ -154,6 +157,8 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.endpoint = candidate.endpoint;
 			slot.pool = &_request.pools->pool(candidate.endpoint);
 			slot.down = candidate.state == HostCandidate::DOWN;
+			slot.failedNow = std::find(state.failedWhileWaiting.begin(), state.failedWhileWaiting.end(), slot.pool) != state.failedWhileWaiting.end();
+			slot.declined = slot.failedNow;
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
 			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
@@ -192,10 +197,15 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		state.saturated.clear();
 		state.saturatedLate.clear();
 
+		state.preferredOpening.clear();
+
 		// Steps 3-4, tier by tier: idle sessions first (pooled), then new ones.
 		for (int tier = 0; tier <= 3 && !state.winner; ++tier)
 		{
 			if (tier > 0 && state.retained) break;
+			// A preferred endpoint that is up and only waits for an open slot (Max Connecting) comes before
+			// any fallback: storm control delays a checkout, it does not send it elsewhere (doc/pooling.md).
+			if (tier > 0 && _request.pooled && !state.preferredOpening.empty() && !state.preferredWaitOver) break;
 			if (tier >= 2 && !state.saturated.empty()) break; // wait for an acceptable endpoint instead
 			std::vector<Slot*> tierSlots;
 			for (Slot& slot: slots)
@@ -219,13 +229,38 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			}
 			return std::move(state.winner);
 		}
-		if (state.retained) return std::move(state.retained);
+		// A fallback is returned at once unless a preferred endpoint is only waiting for an open slot: then
+		// the checkout waits for the preferred endpoints (tier 0; saturated holds no other tier then),
+		// holding the fallback.
+		const bool preferredWait = _request.pooled && !state.preferredOpening.empty() && !state.preferredWaitOver;
+		if (state.retained && !preferredWait) return std::move(state.retained);
 
 		// Section 5, step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
 		std::vector<EndpointPool*> waitOn = !state.saturated.empty() ? state.saturated : state.saturatedLate;
 		if (!_request.pooled || waitOn.empty()) return PoolEntryPtr();
+		if (state.preferredTimeout) state.preferredTimeout->rethrow();   // Checkout Timeout is spent: no second wait
 
-		PoolGrant grant = _request.pools->waitForAny(waitOn, checkoutDeadline);
+		// The opens that failed so far, per pool: one that fails while we wait makes its endpoint no longer
+		// preferred (the opener marks it down only after its slot was handed over).
+		std::vector<Poco::UInt64> failuresBefore;
+		if (preferredWait)
+		{
+			for (EndpointPool* pool: waitOn) failuresBefore.push_back(openFailures(*pool));
+		}
+		PoolGrant grant;
+		try
+		{
+			grant = _request.pools->waitForAny(waitOn, checkoutDeadline);
+		}
+		catch (BlueTuskPoolTimeoutException& exc)
+		{
+			if (!preferredWait) throw;
+			// No preferred session within Checkout Timeout: the fallback held, else the fallback tier once.
+			if (state.retained) return std::move(state.retained);
+			state.preferredWaitOver = true;
+			state.preferredTimeout.reset(exc.clone());
+			continue;
+		}
 		if (grant.empty()) continue;
 		Slot* granted = nullptr;
 		for (Slot& slot: slots)
@@ -242,6 +277,19 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			else grant.pool->cancelReservation();
 			continue;
 		}
+		if (grant.isReservation() && preferredWait)
+		{
+			const std::size_t index = static_cast<std::size_t>(std::find(waitOn.begin(), waitOn.end(), grant.pool) - waitOn.begin());
+			const bool failed = index < failuresBefore.size() && openFailures(*grant.pool) > failuresBefore[index];
+			if (failed || noLongerPreferred(*granted))
+			{
+				// An open in flight failed, or the endpoint went down or showed another role, while we waited:
+				// give the slot back and plan anew (the fallbacks come next unless another preferred one is up).
+				if (failed) state.failedWhileWaiting.push_back(grant.pool);
+				grant.pool->cancelReservation();
+				continue;
+			}
+		}
 		if (grant.entry)
 		{
 			bool poolDone = false;
@@ -252,9 +300,58 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			openOne(*granted, state);
 		}
 		checkAuthentication(state);
-		if (state.winner) return std::move(state.winner);
-		if (state.retained) return std::move(state.retained);
-		// Rejected or failed: look again (the deadline stays).
+		if (state.winner)
+		{
+			if (state.retained)
+			{
+				EndpointPool* pool = state.retained->pool;
+				pool->release(std::move(state.retained));
+			}
+			return std::move(state.winner);
+		}
+		if (state.retained && !preferredWait) return std::move(state.retained);
+		// Rejected, failed, or a fallback while a preferred endpoint may still come: look again (the
+		// deadline stays).
+	}
+}
+
+
+Poco::UInt64 Router::openFailures(EndpointPool& pool)
+{
+	const PoolStatistics stats = pool.statistics();
+	return stats.connectFailures - stats.refusals;   // 53300 is capacity: its backoff says Refused already
+}
+
+
+bool Router::noLongerPreferred(const Slot& slot) const
+{
+	if (slot.tier != 0) return false;
+	const HostCandidate now = _request.hostStates->candidate(slot.endpoint, slot.position, _settings.hostRecheck);
+	if (now.state == HostCandidate::DOWN) return true;
+	ServerRole role = slot.pool->lastKnownRole();
+	if (role == ServerRole::Unknown) role = now.role;
+	return _request.target->needsRole() && role != ServerRole::Unknown && _request.target->classify(role) != RoleVerdict::Accept;
+}
+
+
+void Router::releaseRejected(PoolEntryPtr entry, ServerRole role)
+{
+	EndpointPool* pool = entry->pool;
+	if (!_request.pooled || _request.pools->keepsRole(role))
+	{
+		pool->release(std::move(entry));
+		return;
+	}
+	// No checkout of the data source's own target can use it: not kept idle. The promotion watch (Failover
+	// Timeout) asks it again in the next pass, through the pool: closed when the checkout ends.
+	if (_settings.failoverTimeout.totalMicroseconds() > 0)
+	{
+		_unusable.emplace_back(pool, entry->session.get());
+		pool->release(std::move(entry));
+	}
+	else
+	{
+		pool->release(std::move(entry), true);
 	}
 }
 
@@ -319,7 +416,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 	std::vector<Slot*> todo;
 	for (Slot* slot: slots)
 	{
-		if (slot->rejectedNow) continue;
+		if (slot->rejectedNow || slot->failedNow) continue;
 		if (slot->expect == Expect::Fallback && state.retained) continue;
 		todo.push_back(slot);
 	}
@@ -329,9 +426,10 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 		{
 			if (state.winner || state.authFailure) return;
 			if (slot->expect == Expect::Fallback && state.retained) continue;
-			if (!slot->pool->tryReserve())
+			PoolShortage shortage = PoolShortage::None;
+			if (!slot->pool->tryReserve(shortage))
 			{
-				if (slot->pool->isDraining())
+				if (shortage == PoolShortage::Draining)
 				{
 					HostAttempt attempt;
 					attempt.endpoint = slot->endpoint;
@@ -339,7 +437,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 					attempt.detail = "draining";
 					state.record(attempt);
 				}
-				else state.addSaturated(slot->pool, slot->tier);
+				else state.addShortage(*slot, shortage);
 				continue;
 			}
 			openOne(*slot, state);
@@ -413,6 +511,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).
 			attempt.outcome = HostAttempt::REJECTED;
 			attempt.detail = _redactor.redact(guard.detail);
+			slot.declined = true;
 			pool->release(std::move(entry), true);
 			slot.pool->closeIdle();
 			if (PoolObserver* observer = _request.pools->observer()) observer->splitBrainRefused(slot.endpoint);
@@ -420,6 +519,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			return;
 		}
 	}
+	if (verdict != RoleVerdict::Accept) slot.declined = true;
 	switch (verdict)
 	{
 	case RoleVerdict::Accept:
@@ -453,7 +553,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	case RoleVerdict::Reject:
 		attempt.outcome = HostAttempt::REJECTED;
 		attempt.detail = reason + ", target " + target.name();
-		pool->release(std::move(entry));
+		releaseRejected(std::move(entry), role);
 		break;
 	}
 	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).
