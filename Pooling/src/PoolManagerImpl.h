@@ -99,6 +99,10 @@ std::string describeException(const std::exception_ptr& error, const SecretRedac
 	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
 	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
 
+std::string tooManyConnections(const std::exception_ptr& error);
+	/// The server's message when error is a BlueTuskServerException with SQLSTATE 53300 (too many
+	/// connections), else "": such a refusal is capacity, not a down host (EndpointPool.cpp).
+
 } // namespace Detail
 
 

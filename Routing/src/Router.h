@@ -111,6 +111,13 @@ private:
 	void onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt);
 	void onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool cancelled, PassState& state, HostAttempt& attempt);
 	void checkAuthentication(PassState& state);
+	bool waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::Timestamp checkoutDeadline, bool preferredWait,
+		PoolEntryPtr& result);
+		/// Section 5, step 3 (pooled; RouterWait.cpp): waits on the pools that had no capacity (with
+		/// preferredWait the first tier's only, holding the fallback found so far) and uses what it is
+		/// granted. True: pass() returns result (a session, or null when there was nothing to wait for);
+		/// false: the pass is planned anew. Throws BlueTuskPoolTimeoutException and what checkAuthentication()
+		/// throws.
 	void releaseRejected(PoolEntryPtr entry, ServerRole role);
 		/// A session the target rejected goes back to its pool, unless the pools do not keep its role: then
 		/// it is closed (no Failover Timeout), or noted in _unusable and closed when route() ends.

@@ -98,6 +98,17 @@ struct Router::PassState
 		releaseAll();
 	}
 
+	PoolEntryPtr takeWinner()
+		/// The winner; a fallback retained meanwhile goes back to its pool.
+	{
+		if (retained)
+		{
+			EndpointPool* pool = retained->pool;
+			pool->release(std::move(retained));
+		}
+		return std::move(winner);
+	}
+
 	void releaseAll() noexcept
 	{
 		for (PoolEntryPtr* entry: {&winner, &retained})
