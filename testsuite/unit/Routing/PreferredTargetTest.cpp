@@ -150,7 +150,7 @@ public:
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferPrimary);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), first.host());
-		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) >= 250);   // its own open after the first
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) >= 190);   // its own 200 ms open, after the first
 		CPPUNIT_ASSERT_EQUAL(1, f.stats("b").idle);   // the idle standby was not taken
 	}
 
@@ -190,7 +190,7 @@ public:
 		Poco::Clock clock;
 		BlueTuskConnection fallback = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), fallback.connectedEndpoint().host());
-		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) < 150);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) < 1000);   // no wait: a wait would last until Checkout Timeout (15 s)
 	}
 
 	void testFailedOpenFallsBackWithoutRetry()
@@ -217,7 +217,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), first.host());
 		CPPUNIT_ASSERT_EQUAL(opensBefore + 1, f.factory->opens("b:5432"));
-		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) >= 100 && elapsedMs(clock) < 1000);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) < 1000);
 	}
 
 	void testCheckoutTimeoutEndsTheWait()
@@ -355,7 +355,7 @@ private:
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, std::string("b"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, std::string("b"), first.host());
-		CPPUNIT_ASSERT_MESSAGE(order + ": " + std::to_string(elapsedMs(clock)), elapsedMs(clock) >= 250);
+		CPPUNIT_ASSERT_MESSAGE(order + ": " + std::to_string(elapsedMs(clock)), elapsedMs(clock) >= 190);   // its own 200 ms open, after the first one's
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, 1, f.stats("a").idle);   // the fallback was not taken
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, 0, f.stats("b").connecting);
 	}
