@@ -158,7 +158,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.pool = &_request.pools->pool(candidate.endpoint);
 			slot.down = candidate.state == HostCandidate::DOWN;
 			slot.failedNow = std::find(state.failedWhileWaiting.begin(), state.failedWhileWaiting.end(), slot.pool) != state.failedWhileWaiting.end();
-			slot.declined = slot.failedNow;
+			slot.declined = slot.failedNow || std::find(state.declined.begin(), state.declined.end(), slot.pool) != state.declined.end();
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
 			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
@@ -390,7 +390,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).
 			attempt.outcome = HostAttempt::REJECTED;
 			attempt.detail = _redactor.redact(guard.detail);
-			slot.declined = true;
+			state.decline(slot);
 			pool->release(std::move(entry), true);
 			slot.pool->closeIdle();
 			if (PoolObserver* observer = _request.pools->observer()) observer->splitBrainRefused(slot.endpoint);
@@ -398,7 +398,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			return;
 		}
 	}
-	if (verdict != RoleVerdict::Accept) slot.declined = true;
+	if (verdict != RoleVerdict::Accept) state.decline(slot);
 	switch (verdict)
 	{
 	case RoleVerdict::Accept:

@@ -78,6 +78,9 @@ struct Router::PassState
 	std::unique_ptr<Poco::Exception> preferredTimeout;  /// what that wait threw, thrown if no fallback is found
 	std::vector<EndpointPool*> failedWhileWaiting;
 		/// preferred endpoints whose open in flight failed while the checkout waited for them (Slot::failedNow)
+	std::vector<EndpointPool*> declined;
+		/// endpoints a session of which was not accepted in this pass (Slot::declined), kept when the pass
+		/// plans anew after a wait
 	std::unique_ptr<Poco::Exception> authFailure;
 	std::string authEndpoint;
 	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
@@ -125,6 +128,13 @@ struct Router::PassState
 	{
 		std::vector<EndpointPool*>& list = tier < 2 ? saturated : saturatedLate;
 		if (std::find(list.begin(), list.end(), pool) == list.end()) list.push_back(pool);
+	}
+
+	void decline(Slot& slot)
+		/// A session of slot was not accepted: slot is no longer a preferred endpoint in this pass.
+	{
+		slot.declined = true;
+		if (std::find(declined.begin(), declined.end(), slot.pool) == declined.end()) declined.push_back(slot.pool);
 	}
 
 	void addShortage(Slot& slot, PoolShortage shortage)
