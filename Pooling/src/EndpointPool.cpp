@@ -3,8 +3,8 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The sessions of one endpoint (doc/pooling.md): opening, adopting, draining, sizing, pruning and warm-up.
-// A lease's return and its reset are in EndpointPoolReturn.cpp. Every method takes the manager's mutex
+// The sessions of one endpoint (doc/pooling.md): opening, adopting, draining, sizing and pruning. A lease's
+// return and its reset are in EndpointPoolReturn.cpp, the warm-up in EndpointPoolWarmUp.cpp. Every method takes the manager's mutex
 // for the bookkeeping only; opening, resetting and closing sessions happen outside it.
 //
 
@@ -57,18 +57,6 @@ std::string tooManyConnections(const std::exception_ptr& error)
 } // namespace Detail
 
 
-namespace {
-
-Poco::Timespan warmUpWait(const ConnectionSettings& settings)
-	/// How long warmUp() waits for an open in flight when Max Connecting is reached: the Checkout Timeout,
-	/// else the connect Timeout, else 15 s.
-{
-	if (settings.checkoutTimeout.totalMicroseconds() > 0) return settings.checkoutTimeout;
-	if (settings.connectTimeout.totalMicroseconds() > 0) return settings.connectTimeout;
-	return Poco::Timespan(15, 0);
-}
-
-} // namespace
 
 
 EndpointPool::EndpointPool(PoolManager& manager, const BlueTuskHostEndpoint& endpoint):
@@ -111,6 +99,20 @@ bool EndpointPool::tryReserve()
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->pending > 0) return false;
 	return m.reserveLocked(*this);
+}
+
+
+bool EndpointPool::tryReserve(PoolShortage& shortage)
+{
+	PoolManager::Impl& m = *_manager._impl;
+	std::lock_guard<std::mutex> lock(m.mutex);
+	if (_impl->pending == 0 && m.reserveLocked(*this))
+	{
+		shortage = PoolShortage::None;
+		return true;
+	}
+	shortage = m.shortageLocked(*this);
+	return false;
 }
 
 
@@ -222,7 +224,10 @@ bool EndpointPool::openIdle()
 		m.logger.warning("opening an idle session to " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(std::current_exception(), m.redactor));
 		return false;
 	}
-	release(std::move(entry));
+	// A role no checkout of the owner can use (Options::usableRole): the open told the role, nothing is kept.
+	ServerRole role = entry->session->role();
+	if (role == ServerRole::Unknown) role = entry->session->reportedRole();
+	release(std::move(entry), !m.keeps(role));
 	return true;
 }
 
@@ -243,8 +248,11 @@ void EndpointPool::adopt(Session::Ptr session)
 		catch (...)
 		{
 		}
+		ServerRole role = session->role();
+		if (role == ServerRole::Unknown) role = session->reportedRole();
 		std::lock_guard<std::mutex> lock(m.mutex);
-		if (session->isBroken() || !m.options.keepIdle || _impl->draining || !m.hasRoomLocked(*this))
+		if (role != ServerRole::Unknown) _impl->learnRole(role);
+		if (session->isBroken() || !m.options.keepIdle || _impl->draining || !m.hasRoomLocked(*this) || !m.keeps(role))
 		{
 			closer.add(std::move(session));
 			return;
@@ -306,6 +314,30 @@ int EndpointPool::closeIdle()
 	const int count = static_cast<int>(closer.size());
 	closer.closeAll();
 	return count;
+}
+
+
+bool EndpointPool::closeIdleSession(const Session* session)
+{
+	if (!session) return false;
+	PoolManager::Impl& m = *_manager._impl;
+	Detail::SessionCloser closer(m.logger, m.redactor);
+	{
+		std::lock_guard<std::mutex> lock(m.mutex);
+		for (auto it = _impl->idle.begin(); it != _impl->idle.end(); ++it)
+		{
+			if ((*it)->session.get() != session) continue;
+			++_impl->closed;
+			closer.add(std::move((*it)->session));
+			_impl->idle.erase(it);
+			// The room it frees goes to the waiters.
+			m.dispatchLocked(*this, closer);
+			break;
+		}
+	}
+	const bool closed = closer.size() > 0;
+	closer.closeAll();
+	return closed;
 }
 
 
@@ -433,100 +465,5 @@ int EndpointPool::prunePool(bool background)
 	return evicted;
 }
 
-
-void EndpointPool::warmUp()
-{
-	warmUpPool(false);
-}
-
-
-void EndpointPool::warmUpPool(bool background)
-{
-	PoolManager::Impl& m = *_manager._impl;
-	int needed = 0;
-	{
-		std::lock_guard<std::mutex> lock(m.mutex);
-		if (!m.options.keepIdle || _impl->draining || m.stopping || (background && m.stopPruning)) return;
-		needed = _impl->minSize - _impl->total();
-		if (needed <= 0) return;
-		_impl->busy += needed;   // the sessions being opened count as busy
-	}
-	for (int i = 0; i < needed; ++i)
-	{
-		const int unopened = needed - i;
-		{
-			// Max Connecting and a 53300 backoff hold for warm-up too. The pruning thread leaves the rest to
-			// its next pass; warmUp() waits (at most a Checkout Timeout) for an open in flight to end.
-			Detail::SessionCloser closer(m.logger, m.redactor);
-			std::unique_lock<std::mutex> lock(m.mutex);
-			const Poco::Timestamp until = Poco::Timestamp() + warmUpWait(m.settings).totalMicroseconds();
-			bool giveUp = false;
-			for (;;)
-			{
-				if (_impl->draining || m.stopping || (background && m.stopPruning)) giveUp = true;
-				else if (m.mayConnectLocked(*this)) break;
-				else if (background || _impl->refusedUntil != 0 || Poco::Timestamp() >= until) giveUp = true;
-				if (giveUp) break;
-				m.openFinished.wait_for(lock, std::chrono::microseconds(until - Poco::Timestamp()));
-			}
-			if (giveUp)
-			{
-				_impl->busy -= unopened;
-				m.dispatchLocked(*this, closer);
-				return;
-			}
-			++_impl->connecting;
-		}
-		Session::Ptr session;
-		std::exception_ptr error;
-		PoolObserver* observer = m.observer.load(std::memory_order_acquire);
-		const double started = observer ? PoolObserver::preciseSeconds() : 0;
-		try
-		{
-			session = m.factory->open(_endpoint, m.settings);
-			if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
-			session->setStatementCounters(_impl->statements);
-		}
-		catch (...)
-		{
-			error = std::current_exception();
-		}
-		if (error)
-		{
-			{
-				Detail::SessionCloser closer(m.logger, m.redactor);
-				std::lock_guard<std::mutex> lock(m.mutex);
-				_impl->busy -= unopened;
-				++_impl->connectFailures;
-				const std::string refusal = Detail::tooManyConnections(error);
-				if (!refusal.empty()) m.noteRefusalLocked(*this, m.redactor.redact(refusal));
-				m.openEndedLocked(*this, closer);
-			}
-			m.logger.warning("warming up the pool of " + m.redactor.redact(_endpoint.toString()) + " failed: " + Detail::describeException(error, m.redactor));
-			return;
-		}
-		if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);
-		PoolEntryPtr entry(new PoolEntry);
-		entry->pool = this;
-		entry->session = std::move(session);
-		try
-		{
-			entry->info.lifetime = m.eviction->lifetimeFor(m.settings);
-		}
-		catch (...)
-		{
-		}
-		Detail::SessionCloser closer(m.logger, m.redactor);
-		std::lock_guard<std::mutex> lock(m.mutex);
-		++_impl->created;
-		_impl->noteRole(*entry->session, true);
-		entry->info.createdAt = m.clock->now();
-		entry->info.lastReturned = entry->info.createdAt;
-		m.noteOpenedLocked(*this);
-		m.parkLocked(*this, std::move(entry), closer);
-		m.openEndedLocked(*this, closer);
-	}
-	if (m.logger.debug()) m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": warmed up to " + std::to_string(needed) + " more session(s)");
-}
 
 } // namespace BlueTusk

@@ -145,6 +145,17 @@ bool PoolManager::Impl::reserveLocked(EndpointPool& pool)
 }
 
 
+PoolShortage PoolManager::Impl::shortageLocked(const EndpointPool& pool) const
+{
+	const EndpointPool::Impl& s = state(pool);
+	if (s.draining) return PoolShortage::Draining;
+	if (s.refusedUntil != 0 && Poco::Timestamp().epochMicroseconds() < s.refusedUntil) return PoolShortage::Refused;
+	// Full: no room, or no more room than the checkouts already waiting for this pool will take.
+	if (s.maxSize > 0 && s.total() + s.pending >= s.maxSize) return PoolShortage::Full;
+	return PoolShortage::Opening;
+}
+
+
 bool PoolManager::Impl::mayConnectLocked(EndpointPool& pool) const
 {
 	EndpointPool::Impl& s = state(pool);
@@ -298,7 +309,7 @@ PoolSizeInfo PoolManager::Impl::sizeLocked(const EndpointPool& pool) const
 	PoolSizeInfo size;
 	size.total = s.total();
 	size.idle = static_cast<int>(s.idle.size());
-	size.minSize = s.minSize;
+	size.minSize = keeps(s.lastKnownRole) ? s.minSize : 0;
 	size.maxSize = s.maxSize;
 	return size;
 }
@@ -405,6 +416,14 @@ PoolManager::PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr
 	if (_impl->options.pruneInterval <= 0) _impl->options.pruneInterval = Poco::Timespan(1, 0);
 	_impl->owner = this;
 	if (_impl->options.enforceMaximum) _impl->maxConnecting = std::max(0, _impl->settings.maxConnecting);
+	if (_impl->options.usableRole)
+	{
+		// Asked once per role: keepsRole() is then a bit test (no call on a checkout's path).
+		for (ServerRole role: {ServerRole::Primary, ServerRole::PrimaryReadOnly, ServerRole::Standby})
+		{
+			if (!_impl->options.usableRole(role)) _impl->keptRoles &= ~(1u << static_cast<unsigned>(role));
+		}
+	}
 	if (_impl->options.startPruning)
 	{
 		Impl* impl = _impl.get();
@@ -474,6 +493,12 @@ void PoolManager::setPruningHook(std::function<void(PoolManager&)> hook)
 {
 	std::lock_guard<std::mutex> lock(_impl->mutex);
 	_impl->pruningHook = std::move(hook);
+}
+
+
+bool PoolManager::keepsRole(ServerRole role) const
+{
+	return _impl->keeps(role);
 }
 
 

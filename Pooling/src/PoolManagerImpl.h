@@ -99,6 +99,10 @@ std::string describeException(const std::exception_ptr& error, const SecretRedac
 	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
 	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
 
+std::string tooManyConnections(const std::exception_ptr& error);
+	/// The server's message when error is a BlueTuskServerException with SQLSTATE 53300 (too many
+	/// connections), else "": such a refusal is capacity, not a down host (EndpointPool.cpp).
+
 } // namespace Detail
 
 
@@ -170,6 +174,7 @@ struct PoolManager::Impl
 	EvictionPolicy::Ptr eviction;
 	Options options;
 	int maxConnecting = 0;     /// Max Connecting when the maximum is enforced (a data source); 0: no limit
+	unsigned keptRoles = ~0u;  /// bit per ServerRole: Options::usableRole's answers (keepsRole())
 	PoolClock::Ptr clock;
 	Poco::Logger& logger;
 	PoolManager* owner = nullptr;   /// the manager this is the state of (the pruning hook gets it)
@@ -204,6 +209,21 @@ struct PoolManager::Impl
 	bool reserveLocked(EndpointPool& pool);
 		/// Counts one more busy (and connecting) session when not draining, there is room and
 		/// mayConnectLocked(). Ignores waiters.
+
+	bool keeps(ServerRole role) const
+		/// PoolManager::keepsRole(): no lock needed (set once at construction).
+	{
+		return (keptRoles >> static_cast<unsigned>(role)) & 1u;
+	}
+
+	bool filtersRoles() const
+		/// Whether some role is not kept (Options::usableRole refused one).
+	{
+		return keptRoles != ~0u;
+	}
+
+	PoolShortage shortageLocked(const EndpointPool& pool) const;
+		/// Why reserveLocked() (with the waiters ahead) gave no room: EndpointPool::tryReserve(PoolShortage&).
 
 	bool mayConnectLocked(EndpointPool& pool) const;
 		/// Whether pool may start one more open: fewer than Max Connecting in flight and no 53300 backoff
@@ -244,6 +264,8 @@ struct PoolManager::Impl
 		/// A session counted busy in pool is closed; the freed capacity goes to waiters.
 
 	PoolSizeInfo sizeLocked(const EndpointPool& pool) const;
+		/// What the eviction policy is told; the minimum is 0 for an endpoint whose last known role the
+		/// manager does not keep (keeps()): nothing holds idle sessions there for the minimum's sake.
 	PoolStatistics statisticsLocked(const EndpointPool& pool) const;
 	std::string describeLocked(const EndpointPool& pool) const;
 		/// "127.0.0.1:5432 (total=2, idle=0, busy=2, pending=1, max=2)" for exception messages.

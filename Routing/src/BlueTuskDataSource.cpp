@@ -274,6 +274,19 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	options.keepIdle = settings.pooling;
 	options.enforceMaximum = true;
 	options.startPruning = true;
+	// The pools keep no session of a role the data source's own target can never use (a standby for
+	// read-write): not warmed up, not kept after a pass rejected it (doc/pooling.md). Another target named
+	// per checkout (open(target)) still opens there; what its leases return stays pooled.
+	const TargetSessionPolicy::Ptr ownTarget = _impl->target(settings.targetSessionAttributes);
+	if (ownTarget && ownTarget->needsRole())
+	{
+		unsigned usable = 0;   // the answers, not the policy: a plugin's object is not kept by the pools
+		for (ServerRole role: {ServerRole::Primary, ServerRole::PrimaryReadOnly, ServerRole::Standby})
+		{
+			if (ownTarget->classify(role) != RoleVerdict::Reject) usable |= 1u << static_cast<unsigned>(role);
+		}
+		options.usableRole = [usable](ServerRole role) { return ((usable >> static_cast<unsigned>(role)) & 1u) != 0; };
+	}
 	_impl->manager = std::make_shared<PoolManager>(*_impl->settings,
 		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);

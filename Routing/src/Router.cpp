@@ -41,6 +41,9 @@ Router::Router(const Request& request):
 
 Router::~Router()
 {
+	// The rejected sessions kept for the promotion watch that no checkout of the data source's own target
+	// can use: closed now if they still sit idle (doc/pooling.md).
+	for (const auto& unusable: _unusable) unusable.first->closeIdleSession(unusable.second);
 }
 
 
@@ -154,6 +157,8 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.endpoint = candidate.endpoint;
 			slot.pool = &_request.pools->pool(candidate.endpoint);
 			slot.down = candidate.state == HostCandidate::DOWN;
+			slot.failedNow = std::find(state.failedWhileWaiting.begin(), state.failedWhileWaiting.end(), slot.pool) != state.failedWhileWaiting.end();
+			slot.declined = slot.failedNow || std::find(state.declined.begin(), state.declined.end(), slot.pool) != state.declined.end();
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
 			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
@@ -191,11 +196,15 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 
 		state.saturated.clear();
 		state.saturatedLate.clear();
+		state.preferredOpening.clear();
 
 		// Steps 3-4, tier by tier: idle sessions first (pooled), then new ones.
 		for (int tier = 0; tier <= 3 && !state.winner; ++tier)
 		{
 			if (tier > 0 && state.retained) break;
+			// A preferred endpoint that is up and only waits for an open slot (Max Connecting) comes before
+			// any fallback: storm control delays a checkout, it does not send it elsewhere (doc/pooling.md).
+			if (tier > 0 && _request.pooled && !state.preferredOpening.empty() && !state.preferredWaitOver) break;
 			if (tier >= 2 && !state.saturated.empty()) break; // wait for an acceptable endpoint instead
 			std::vector<Slot*> tierSlots;
 			for (Slot& slot: slots)
@@ -210,51 +219,18 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			checkAuthentication(state);
 		}
 
-		if (state.winner)
-		{
-			if (state.retained)
-			{
-				EndpointPool* pool = state.retained->pool;
-				pool->release(std::move(state.retained));
-			}
-			return std::move(state.winner);
-		}
-		if (state.retained) return std::move(state.retained);
+		if (state.winner) return state.takeWinner();
+		// A fallback is returned at once unless a preferred endpoint is only waiting for an open slot: then
+		// the checkout waits for the preferred endpoints (tier 0; saturated holds no other tier then),
+		// holding the fallback.
+		const bool preferredWait = _request.pooled && !state.preferredOpening.empty() && !state.preferredWaitOver;
+		if (state.retained && !preferredWait) return std::move(state.retained);
 
-		// Section 5, step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
-		std::vector<EndpointPool*> waitOn = !state.saturated.empty() ? state.saturated : state.saturatedLate;
-		if (!_request.pooled || waitOn.empty()) return PoolEntryPtr();
-
-		PoolGrant grant = _request.pools->waitForAny(waitOn, checkoutDeadline);
-		if (grant.empty()) continue;
-		Slot* granted = nullptr;
-		for (Slot& slot: slots)
-		{
-			if (slot.pool == grant.pool)
-			{
-				granted = &slot;
-				break;
-			}
-		}
-		if (!granted)
-		{
-			if (grant.entry) grant.pool->release(std::move(grant.entry));
-			else grant.pool->cancelReservation();
-			continue;
-		}
-		if (grant.entry)
-		{
-			bool poolDone = false;
-			useIdle(*granted, std::move(grant.entry), state, poolDone);
-		}
-		else
-		{
-			openOne(*granted, state);
-		}
-		checkAuthentication(state);
-		if (state.winner) return std::move(state.winner);
-		if (state.retained) return std::move(state.retained);
-		// Rejected or failed: look again (the deadline stays).
+		// Section 5, step 3: no immediate capacity anywhere acceptable: wait (RouterWait.cpp).
+		PoolEntryPtr result;
+		if (waitForCapacity(slots, state, checkoutDeadline, preferredWait, result)) return result;
+		// Rejected, failed, or a fallback while a preferred endpoint may still come: look again (the
+		// deadline stays).
 	}
 }
 
@@ -319,7 +295,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 	std::vector<Slot*> todo;
 	for (Slot* slot: slots)
 	{
-		if (slot->rejectedNow) continue;
+		if (slot->rejectedNow || slot->failedNow) continue;
 		if (slot->expect == Expect::Fallback && state.retained) continue;
 		todo.push_back(slot);
 	}
@@ -329,9 +305,10 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 		{
 			if (state.winner || state.authFailure) return;
 			if (slot->expect == Expect::Fallback && state.retained) continue;
-			if (!slot->pool->tryReserve())
+			PoolShortage shortage = PoolShortage::None;
+			if (!slot->pool->tryReserve(shortage))
 			{
-				if (slot->pool->isDraining())
+				if (shortage == PoolShortage::Draining)
 				{
 					HostAttempt attempt;
 					attempt.endpoint = slot->endpoint;
@@ -339,7 +316,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 					attempt.detail = "draining";
 					state.record(attempt);
 				}
-				else state.addSaturated(slot->pool, slot->tier);
+				else state.addShortage(*slot, shortage);
 				continue;
 			}
 			openOne(*slot, state);
@@ -413,6 +390,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			// A deposed primary: not for writes, and none of its sessions stays pooled (doc/high-availability.md).
 			attempt.outcome = HostAttempt::REJECTED;
 			attempt.detail = _redactor.redact(guard.detail);
+			state.decline(slot);
 			pool->release(std::move(entry), true);
 			slot.pool->closeIdle();
 			if (PoolObserver* observer = _request.pools->observer()) observer->splitBrainRefused(slot.endpoint);
@@ -420,6 +398,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			return;
 		}
 	}
+	if (verdict != RoleVerdict::Accept) state.decline(slot);
 	switch (verdict)
 	{
 	case RoleVerdict::Accept:
@@ -453,7 +432,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	case RoleVerdict::Reject:
 		attempt.outcome = HostAttempt::REJECTED;
 		attempt.detail = reason + ", target " + target.name();
-		pool->release(std::move(entry));
+		releaseRejected(std::move(entry), role);
 		break;
 	}
 	// Poco 1.11 formats the message before it checks the level: check first (doc/performance.md, R1).

@@ -58,6 +58,15 @@ class Router
 	///     Fallback or Reject; the attempt's detail then carries its reason.
 	///   - Pooled: when nothing was found and an acceptable endpoint merely had no capacity, wait on all
 	///     such endpoints at once (PoolManager::waitForAny, Checkout Timeout from the start of route()).
+	///   - Preferred endpoints (doc/pooling.md): when a tier-0 endpoint is up and below Maximum Pool Size but
+	///     only Max Connecting (or earlier waiters) kept it from opening (PoolShortage::Opening), the
+	///     fallback tier is not tried and a fallback already held is not returned: the checkout waits for
+	///     the tier-0 endpoints first (first come first served, within Checkout Timeout), holding the
+	///     fallback. At Checkout Timeout it returns the fallback it holds, or tries the fallback tier once,
+	///     else throws the timeout. A fallback is taken at once only when no tier-0 endpoint is so.
+	///   - Rejected sessions of a role the data source's own target can never use
+	///     (PoolManager::keepsRole()) are not kept: closed at once, or with Failover Timeout (the promotion
+	///     watch reuses them) closed when route() ends if they are still idle.
 	/// After a pass without result: the retained fallback; else, within Failover Timeout, back off (100 ms
 	/// doubling to 1 s), forget the learned states of the host list, and run another pass; else
 	/// HostAttemptsException (a BlueTuskNoAcceptableHostException) holding every pass's attempts in order; its
@@ -102,6 +111,21 @@ private:
 	void onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reused, double ms, PassState& state, HostAttempt& attempt);
 	void onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool cancelled, PassState& state, HostAttempt& attempt);
 	void checkAuthentication(PassState& state);
+	bool waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::Timestamp checkoutDeadline, bool preferredWait,
+		PoolEntryPtr& result);
+		/// Section 5, step 3 (pooled; RouterWait.cpp): waits on the pools that had no capacity (with
+		/// preferredWait the first tier's only, holding the fallback found so far) and uses what it is
+		/// granted. True: pass() returns result (a session, or null when there was nothing to wait for);
+		/// false: the pass is planned anew. Throws BlueTuskPoolTimeoutException and what checkAuthentication()
+		/// throws.
+	void releaseRejected(PoolEntryPtr entry, ServerRole role);
+		/// A session the target rejected goes back to its pool, unless the pools do not keep its role: then
+		/// it is closed (no Failover Timeout), or noted in _unusable and closed when route() ends.
+	static Poco::UInt64 openFailures(EndpointPool& pool);
+		/// The pool's failed opens so far, 53300 refusals not counted.
+	bool noLongerPreferred(const Slot& slot) const;
+		/// Whether slot, planned in tier 0, is now known down or known to play a role the target does not
+		/// accept: a reservation granted for it is given back and the pass planned anew.
 	[[noreturn]] void throwNoAcceptable(const HostAttemptList& log, std::size_t routeStart, std::size_t passStart, int passes,
 		double elapsedMs) const;
 	bool useHint(const HostCandidate& candidate, ServerRole hinted) const;
@@ -120,6 +144,9 @@ private:
 	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
+	std::vector<std::pair<EndpointPool*, const Session*>> _unusable;
+		/// rejected sessions put back to idle for the promotion watch that the data source's target can
+		/// never use: closed by the destructor if still idle
 };
 
 } } // namespace BlueTusk::Detail

@@ -55,6 +55,10 @@ struct Router::Slot
 	bool down = false;
 	int tier = 0;
 	bool rejectedNow = false;      /// an idle session showed in this pass that the target rejects it
+	bool declined = false;         /// a session of it was not accepted in this pass (its role, or a freshness
+	                               /// rule, made it a fallback or a reject): no longer a preferred endpoint
+	bool failedNow = false;        /// an open of it failed while this checkout waited for it: not tried
+	                               /// again in this pass, and no longer a preferred endpoint
 };
 
 
@@ -66,6 +70,17 @@ struct Router::PassState
 	PoolEntryPtr retained;         /// the first healthy fallback
 	std::vector<EndpointPool*> saturated;      /// acceptable endpoints without capacity now (tiers 0-1)
 	std::vector<EndpointPool*> saturatedLate;  /// the same for tier 2
+	std::vector<EndpointPool*> preferredOpening;
+		/// tier-0 endpoints that are up and below Maximum Pool Size but could not open now (Max Connecting
+		/// opens in flight, earlier checkouts waiting): the checkout waits for them before it takes a
+		/// fallback (doc/pooling.md, "Preferred endpoints")
+	bool preferredWaitOver = false;  /// the wait for them ran into Checkout Timeout: fallbacks may be taken
+	std::unique_ptr<Poco::Exception> preferredTimeout;  /// what that wait threw, thrown if no fallback is found
+	std::vector<EndpointPool*> failedWhileWaiting;
+		/// preferred endpoints whose open in flight failed while the checkout waited for them (Slot::failedNow)
+	std::vector<EndpointPool*> declined;
+		/// endpoints a session of which was not accepted in this pass (Slot::declined), kept when the pass
+		/// plans anew after a wait
 	std::unique_ptr<Poco::Exception> authFailure;
 	std::string authEndpoint;
 	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
@@ -86,6 +101,17 @@ struct Router::PassState
 		releaseAll();
 	}
 
+	PoolEntryPtr takeWinner()
+		/// The winner; a fallback retained meanwhile goes back to its pool.
+	{
+		if (retained)
+		{
+			EndpointPool* pool = retained->pool;
+			pool->release(std::move(retained));
+		}
+		return std::move(winner);
+	}
+
 	void releaseAll() noexcept
 	{
 		for (PoolEntryPtr* entry: {&winner, &retained})
@@ -102,6 +128,25 @@ struct Router::PassState
 	{
 		std::vector<EndpointPool*>& list = tier < 2 ? saturated : saturatedLate;
 		if (std::find(list.begin(), list.end(), pool) == list.end()) list.push_back(pool);
+	}
+
+	void decline(Slot& slot)
+		/// A session of slot was not accepted: slot is no longer a preferred endpoint in this pass.
+	{
+		slot.declined = true;
+		if (std::find(declined.begin(), declined.end(), slot.pool) == declined.end()) declined.push_back(slot.pool);
+	}
+
+	void addShortage(Slot& slot, PoolShortage shortage)
+		/// slot's pool gave no room (and does not drain): it is waited for if nothing else is found, and
+		/// a preferred endpoint that is only opening holds the fallbacks back.
+	{
+		addSaturated(slot.pool, slot.tier);
+		if (slot.tier == 0 && shortage == PoolShortage::Opening && !slot.declined &&
+			std::find(preferredOpening.begin(), preferredOpening.end(), slot.pool) == preferredOpening.end())
+		{
+			preferredOpening.push_back(slot.pool);
+		}
 	}
 };
 

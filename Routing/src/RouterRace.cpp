@@ -39,9 +39,10 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	std::vector<std::unique_ptr<Attempt>> attempts;
 	for (Slot* slot: slots)
 	{
-		if (!slot->pool->tryReserve())
+		PoolShortage shortage = PoolShortage::None;
+		if (!slot->pool->tryReserve(shortage))
 		{
-			if (slot->pool->isDraining())
+			if (shortage == PoolShortage::Draining)
 			{
 				auto attempt = std::make_unique<Attempt>();
 				attempt->slot = slot;
@@ -51,7 +52,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 				attempt->logged = true;
 				attempts.push_back(std::move(attempt));
 			}
-			else state.addSaturated(slot->pool, slot->tier);
+			else state.addShortage(*slot, shortage);
 			continue;
 		}
 		auto attempt = std::make_unique<Attempt>();

@@ -68,6 +68,20 @@ struct BlueTusk_Pooling_API PoolGrant
 };
 
 
+enum class PoolShortage
+	/// Why EndpointPool::tryReserve() found no room for a new session (doc/pooling.md, "Preferred
+	/// endpoints"). The router waits for an Opening endpoint that its target prefers rather than take a
+	/// fallback; a Full, Refused or Draining one is no reason to wait.
+{
+	None,     /// there was room: the reservation was made
+	Opening,  /// below Maximum Pool Size (counting the checkouts already waiting for the pool), but Max
+	          /// Connecting opens are in flight or earlier checkouts wait first: room comes when an open ends
+	Full,     /// Maximum Pool Size sessions (idle, busy and being opened), or as many with the waiters ahead
+	Refused,  /// a 53300 backoff runs: the server refuses more sessions for now
+	Draining  /// the pool drains
+};
+
+
 class BlueTusk_Pooling_API EndpointPool
 	/// The sessions of one endpoint (doc/pooling.md): minimum and maximum size, idle and maximum
 	/// lifetime (through the EvictionPolicy), reset on return, warm-up and draining. Created and owned by a
@@ -87,6 +101,10 @@ public:
 		/// than Max Connecting opens of this pool are in flight (reservations and warm-up opens; pools that
 		/// enforce no maximum have no such limit), and no 53300 backoff runs (see openReserved()).
 		/// The reservation counts as busy and as connecting until openReserved() or cancelReservation().
+
+	bool tryReserve(PoolShortage& shortage);
+		/// As tryReserve(); when there is no room, shortage says why (None when the reservation was made).
+		/// Taken under the same lock as the attempt.
 
 	PoolEntryPtr openReserved();
 		/// Opens a new session through the SessionFactory on a reservation. On failure the reservation is
@@ -109,7 +127,9 @@ public:
 		/// Opens one new session on a reservation (tryReserve() rules, Max Connecting included) and keeps
 		/// it idle (or hands it to the first waiter): the rebalancing of doc/high-availability.md, "Storm
 		/// control". False when no reservation was had, the pool keeps nothing idle or the open failed
-		/// (counted and logged, not thrown). Blocks for the open. Thread-safe.
+		/// (counted and logged, not thrown). A session whose role the manager does not keep
+		/// (PoolManager::keepsRole()) is closed at once (true is returned: lastKnownRole() tells the role).
+		/// Blocks for the open. Thread-safe.
 
 	int closeIdle(int atMost);
 		/// Closes up to atMost idle sessions now, least recently returned first (counted as closed, not
@@ -125,8 +145,15 @@ public:
 		/// pooling is on, else closed. A session whose reset fails is closed. Never throws.
 
 	void adopt(Session::Ptr session);
-		/// Takes a session opened outside the pool (a race loser) as idle if there is room and the pool
-		/// keeps idle sessions; otherwise closes it. Never throws.
+		/// Takes a session opened outside the pool (a race loser, the health monitor's probe) as idle if
+		/// there is room, the pool keeps idle sessions and the manager keeps the session's role (when it
+		/// knows one: PoolManager::keepsRole()); otherwise closes it. Never throws.
+
+	bool closeIdleSession(const Session* session);
+		/// Closes session now (counted as closed) if it sits idle in this pool; true if it did. A router
+		/// closes so, when its checkout ends, the sessions it rejected and put back that the data source's own
+		/// target can never use (doc/pooling.md, "Sessions of a role the data source cannot use").
+		/// Thread-safe.
 
 	PoolEntryPtr takeIdleForCheck(Poco::Timespan idleAtLeast);
 		/// For a background health check (the connector's health monitor, doc/high-availability.md): the
@@ -182,7 +209,10 @@ public:
 
 	void warmUp();
 		/// Opens sessions until the pool holds its minimum (synchronously; failures are counted and
-		/// logged, not thrown).
+		/// logged, not thrown). When the manager does not keep every role (Options::usableRole) the minimum
+		/// applies only to an endpoint whose last known role it keeps: while the role is unknown one session
+		/// is opened first and its role (reported at startup, else probed) decides whether the rest follow
+		/// or that session is closed.
 
 	~EndpointPool();
 
@@ -219,6 +249,12 @@ public:
 		bool enforceMaximum = true;/// false: no Maximum Pool Size limit (unpooled connections)
 		bool startPruning = true;  /// run the background pruning/warm-up thread
 		Poco::Timespan pruneInterval = Poco::Timespan(1, 0);
+		std::function<bool(ServerRole)> usableRole;
+			/// Whether a checkout of the pools' owner can ever be handed a session of this (known) role; a
+			/// data source whose own target needs a role sets it to "that target accepts or falls back to
+			/// it". Empty: every role (the default; any target). Asked once per role when the manager is
+			/// constructed (keepsRole()). Warm-up, the minimum, adopt() and openIdle() keep no session of a
+			/// role it refuses (doc/pooling.md, "Sessions of a role the data source cannot use").
 	};
 
 	PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,
@@ -239,6 +275,10 @@ public:
 		/// each candidate with total/idle/busy/pending/max. Counts the timeout in each candidate's statistics.
 		/// A deadline of Poco::Timestamp::TIMEVAL_MAX means no limit (Checkout Timeout=0): the wait ends only
 		/// with capacity or when every candidate drains.
+
+	bool keepsRole(ServerRole role) const;
+		/// Whether the pools keep sessions of role (Options::usableRole); always true for
+		/// ServerRole::Unknown. No lock, no call: a bit test. Thread-safe.
 
 	PoolStatistics statistics() const;
 		/// The aggregate over all pools (a consistent snapshot).

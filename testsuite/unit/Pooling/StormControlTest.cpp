@@ -64,6 +64,7 @@ class StormControlTest: public EndpointPoolFixture
 	CPPUNIT_TEST(testSuccessfulOpenEndsBackoff);
 	CPPUNIT_TEST(testDirectOpensDoNotBackOff);
 	CPPUNIT_TEST(testOpenIdleAndCloseIdle);
+	CPPUNIT_TEST(testShortageTellsWhy);
 	CPPUNIT_TEST(testLifetimeJitterSpreadsRetirements);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -370,6 +371,49 @@ public:
 		CPPUNIT_ASSERT(!pool.openIdle());   // a failed open is counted, not thrown
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), pool.statistics().connectFailures);
 		pool.release(std::move(busy));
+	}
+
+	void testShortageTellsWhy()
+	{
+		// What the router needs to tell a preferred endpoint that is only opening (it waits for it) from one
+		// that is full, refused or draining (it takes a fallback at once): doc/pooling.md.
+		PoolManager& manager = makeManager(stormSettings(1, 3));
+		EndpointPool& pool = manager.pool({"db-a", 5432});
+		PoolShortage shortage = PoolShortage::Full;
+		CPPUNIT_ASSERT(pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::None);
+		CPPUNIT_ASSERT(!pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::Opening);   // Max Connecting=1, room for two more
+		PoolEntryPtr first = pool.openReserved();
+		// One open in flight and one checkout waiting for the last room: full for the next checkout.
+		CPPUNIT_ASSERT(pool.tryReserve(shortage));
+		std::thread waiter([&]
+		{
+			PoolGrant grant = manager.waitForAny({&pool}, inMilliseconds(10000));
+			if (grant.isReservation()) pool.cancelReservation();
+		});
+		CPPUNIT_ASSERT(waitUntil([&] { return pool.statistics().pending == 1; }));
+		CPPUNIT_ASSERT(!pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::Full);
+		pool.cancelReservation();   // the slot goes to the waiter, which gives it back
+		waiter.join();
+		PoolEntryPtr second = checkout(pool);
+		CPPUNIT_ASSERT(second);
+		CPPUNIT_ASSERT(pool.tryReserve(shortage));            // the third session's open
+		CPPUNIT_ASSERT(!pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::Full);       // three of three, one of them opening
+		pool.cancelReservation();
+		_world->refuseOpens = true;
+		CPPUNIT_ASSERT(pool.tryReserve(shortage));
+		CPPUNIT_ASSERT_THROW(pool.openReserved(), BlueTuskServerException);
+		CPPUNIT_ASSERT(!pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::Refused);    // a 53300 backoff runs
+		_world->refuseOpens = false;
+		pool.drain();
+		CPPUNIT_ASSERT(!pool.tryReserve(shortage));
+		CPPUNIT_ASSERT(shortage == PoolShortage::Draining);
+		pool.release(std::move(first));
+		pool.release(std::move(second));
 	}
 
 	void testLifetimeJitterSpreadsRetirements()
