@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 	catch (BlueTuskConnectionStringException& exc)
 	{
 		if (exc.message().empty()) std::abort();
-		// No error message shows a user info password ("x:y@" however mangled the URL around it, issue 35):
+		// No error message shows a user info password ("x:y@" however mangled the URL around it):
 		// masking it again changes nothing. And every message is bounded (doc/connection-strings.md, "Limits").
 		if (SecretRedactor().redact(exc.message()) != exc.message() || showsUserInfoPassword(exc.message()))
 		{

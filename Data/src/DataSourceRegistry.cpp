@@ -31,7 +31,7 @@ DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connection
 		settings.checkoutTimeout = login;
 	Lookup lookup;
 	lookup.target = settings.targetSessionAttributes;
-	// Issue 35, item 5: a writer (read-write) and a reader (prefer-standby) must share one data source, or
+	// a writer (read-write) and a reader (prefer-standby) must share one data source, or
 	// the reader never sees the writer's read-your-writes token (50 of 50 reads missed the row just written).
 	ConnectionSettings shared = settings;
 	shared.targetSessionAttributes = TargetSessionAttributes::Any;

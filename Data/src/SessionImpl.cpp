@@ -337,7 +337,7 @@ void SessionImpl::leaveToken()
 
 void SessionImpl::catchUp()
 {
-	// Issue 35, item 5: a reader session keeps its lease (on a standby) for its whole life, so the wait of a
+	// a reader session keeps its lease (on a standby) for its whole life, so the wait of a
 	// data source's checkout happens here, before each statement outside a transaction.
 	if (!_readSession || !_connection.isOpen() || isTransaction()) return;
 	const Lsn token = _dataSource->walPosition();

@@ -58,7 +58,7 @@ std::string maskUserInfo(const std::string& text);
 	/// "[scheme:/[/]]user:password"; when it has a ':' after the scheme's slashes, what follows that ':'
 	/// up to the '@' becomes "***" ("postgre\x01sql:/user:secret@host" -> "postgre\x01sql:/user:***@host").
 	/// The generic net under the known secrets: a mangled string whose passwords BlueTusk did not
-	/// recognise as such still shows none in a message (issue 35). "mailto:a@b" becomes "mailto:***@b".
+	/// recognise as such still shows none in a message. "mailto:a@b" becomes "mailto:***@b".
 
 } } // namespace BlueTusk::Detail
 

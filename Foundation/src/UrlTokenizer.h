@@ -28,7 +28,7 @@ std::string nearMissUrlScheme(const std::string& text);
 	/// characters with no white space, '=', ';', ':', '@', '/' or quote, followed by ":/"
 	/// ("postgre\x01sql:/", "pg://", "postgresq://"), that run with its ":/"; else empty. No keyword/value
 	/// string begins so (its first keyword is followed by '='), so it is refused as "not a valid URL"
-	/// rather than read as an unknown keyword that would echo the user info (issue 35).
+	/// rather than read as an unknown keyword that would echo the user info.
 
 KeywordValueList tokenizeUrl(const std::string& text);
 	/// The rules of PostgreSQL docs 34.1.1.2 "Connection URIs":

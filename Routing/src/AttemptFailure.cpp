@@ -23,7 +23,7 @@ std::string outcomeText(const AddressAttempt& attempt, const ConnectionSettings&
 		return "timed out after " + std::to_string(ms) + " ms";
 	}
 	if (attempt.outcome == AddressAttempt::SERVER_ERROR && !attempt.errorText.empty()) return attempt.errorText;
-	// The cause in the field's words for what the outcome's name does not say (issue 35): 'could not
+	// The cause in the field's words for what the outcome's name does not say: 'could not
 	// translate host name "x" to address: ...', "TLS failure: server certificate verification failed: ..."
 	if ((attempt.outcome == AddressAttempt::OTHER || attempt.outcome == AddressAttempt::TLS_FAILURE) && !attempt.errorText.empty())
 	{

@@ -322,7 +322,7 @@ bool FreshnessRule::waitOnIdle(const TargetSessionPolicy& policy, PoolManager& p
 	// well end on the primary, which has every commit.
 	if (policy.classify(ServerRole::Standby) != RoleVerdict::Accept || policy.classify(ServerRole::Primary) == RoleVerdict::Accept) return false;
 
-	// Issue 35, item 2: the Router keeps the first standby behind the token as a fallback and goes on
+	// the Router keeps the first standby behind the token as a fallback and goes on
 	// looking for an acceptable one, opening new sessions on the standbys (and a new session on a standby
 	// is no fresher than its idle one): every read checkout then opened a session on each standby (50 per
 	// standby in 50 write-then-read cycles at 4b09e4a, FreshnessIntegrationTest). So the standbys are asked

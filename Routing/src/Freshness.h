@@ -140,7 +140,7 @@ private:
 	bool beyondLag(const Session& session);
 	void markReusable(const Session& session);
 	bool waitOnIdle(const TargetSessionPolicy& policy, PoolManager& pools, const std::vector<BlueTuskHostEndpoint>& endpoints);
-		/// Issue 35: a standby behind the token is asked again on a session its pool has idle, never on a
+		/// a standby behind the token is asked again on a session its pool has idle, never on a
 		/// new one. Takes (tryTakeIdle) one idle session of each endpoint last seen as a standby and probes
 		/// it; a standby that has replayed the token ends it at once (its session back in the pool, its
 		/// answer kept for the route). Otherwise asks the sessions taken again, on the schedule of the wait

@@ -69,7 +69,7 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const std:
 
 unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const RetryPolicy& retryPolicy, const TransactionOptions& options)
 {
-	// Issue 35, item 4: a unit of work that may write needs a writable server, whatever the data source's
+	// a unit of work that may write needs a writable server, whatever the data source's
 	// own target (before, a standby first in the host list took the INSERTs: 42P01 or 25006). One declared
 	// read-only goes where the data source's reads go.
 	return runInTransaction(options.readOnly ? settings().targetSessionAttributes : TargetSessionAttributes::ReadWrite,
@@ -120,7 +120,7 @@ unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, co
 		RetryCause cause = RetryCause::Failover;
 		if (!retryable(*failure, options.readOnly, cause) || (endedByWork && cause != RetryCause::RolledBackAtCommit)) failure->rethrow();
 		// A server that refused a write (25006): the next attempts go to a writable one, never to a standby
-		// again (issue 35: under a kill -9 of the primary, 209 of 215 units of work with target any failed,
+		// again (under a kill -9 of the primary, 209 of 215 units of work with target any failed,
 		// each retry landing on a standby).
 		const bool toWritable = readOnlySqlTransaction(*failure) && target != TargetSessionAttributes::ReadWrite;
 		if (toWritable) target = TargetSessionAttributes::ReadWrite;

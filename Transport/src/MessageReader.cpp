@@ -33,7 +33,7 @@ void awaitTlsReadable(Poco::Net::StreamSocket& socket)
 	/// Poco::TimeoutException as the plain socket's receiveBytes() does. Poco 1.11's SecureSocketImpl waits
 	/// twice as long when nothing arrives: SSL_read() blocks until SO_RCVTIMEO, then, on SSL_ERROR_WANT_READ,
 	/// it polls the socket for the receive timeout again before it throws, so Command Timeout=1 fired after
-	/// 2 s over TLS (issue 35; doc/transport.md, "Command timeout"). Decrypted bytes that OpenSSL holds
+	/// 2 s over TLS (doc/transport.md, "Command timeout"). Decrypted bytes that OpenSSL holds
 	/// already (SSL_pending(): available()) need no wait.
 {
 	if (socket.available() > 0) return;

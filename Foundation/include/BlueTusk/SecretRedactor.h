@@ -47,7 +47,7 @@ public:
 		/// that a secret of '*' characters alone matches every mask. Then, whatever the secrets, the password
 		/// of anything shaped like a URL's user info is masked ("postgre\x01sql:/user:secret@host" ->
 		/// "postgre\x01sql:/user:***@host", also "mailto:a@b" -> "mailto:***@b"): malformed input whose
-		/// password BlueTusk did not recognise still shows none (issue 35). An incomplete redactor (complete())
+		/// password BlueTusk did not recognise still shows none. An incomplete redactor (complete())
 		/// returns "***" for every text that is not empty: it cannot know which part holds a secret.
 
 	void redact(Poco::Exception& exc) const;

@@ -277,7 +277,7 @@ public:
 
 	void testNoTargetWritesOnPrimary()
 	{
-		// Issue 35, item 4: a host list whose first host is a standby and no Target Session Attributes (any).
+		// a host list whose first host is a standby and no Target Session Attributes (any).
 		// Before, the unit of work ran on the data source's target, the standby: 25006 on every one of the
 		// default policy's five attempts. Without a target runInTransaction() now takes read-write.
 		FakeBackend standby(refusingStandby(), "127.0.0.1");
@@ -324,7 +324,7 @@ public:
 	void testReadOnlySqlTransactionRetriedOnWritableServer()
 	{
 		// A unit of work given target any lands on the first host, a standby, and its INSERT gets 25006: the
-		// retry goes to a writable server (read-write), not to the standby again (issue 35: under a kill -9
+		// retry goes to a writable server (read-write), not to the standby again (under a kill -9
 		// of the primary, 209 of 215 such units failed because every retry landed on a standby).
 		FakeBackend standby(refusingStandby(), "127.0.0.1");
 		FakeBackend primary(BackendScript::primary(), "127.0.0.2");

@@ -170,7 +170,7 @@ public:
 
 	void testPasswordTailInHost()
 	{
-		// A "password=" tail inside a host value: a host holds no white space (issue 35), so the string is
+		// A "password=" tail inside a host value: a host holds no white space, so the string is
 		// refused before any connect, and the message shows the tail masked.
 		const std::string cs = "Host=db.fault.test password=" + MARKER + ";Port=5432;Username=app;Timeout=1;SSL Mode=disable";
 		try

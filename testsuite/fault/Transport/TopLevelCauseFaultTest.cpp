@@ -1,7 +1,7 @@
 //
 // TopLevelCauseFaultTest.cpp
 //
-// Issue 35, item 8: the message an application catches names the cause, not only the outcome's name.
+// the message an application catches names the cause, not only the outcome's name.
 // Before: "no acceptable host for target any (Host Order=sequential): no-such-host.invalid:5432: error",
 // the cause only in a nested exception. And item 9: the message of a long host list is bounded (16
 // endpoints named, then "... and N more endpoints").

@@ -1,8 +1,8 @@
 //
 // DataFreshnessTest.cpp
 //
-// Read Your Writes through the bluetusk Poco::Data connector on the local cluster (issue 35, item 5;
-// doc/poco-data.md, "Read your writes"): a writer session (read-write) and a reader session
+// Read Your Writes through the bluetusk Poco::Data connector on the local cluster
+// (doc/poco-data.md, "Read your writes"): a writer session (read-write) and a reader session
 // (prefer-standby) whose connection strings differ only in Target Session Attributes share one data source
 // and so its token; 50 write-then-read cycles with sessions opened per cycle, and 50 with both sessions
 // kept open, see every row just written. The cluster runs synchronous_commit=off: a standby has a commit

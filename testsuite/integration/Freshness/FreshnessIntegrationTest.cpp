@@ -8,7 +8,7 @@
 // your writes: 1,000 write-then-read iterations through prefer-standby see their own write every time,
 // the same loop without it misses; with the cluster's own synchronous_commit=off (and replay paused on
 // one standby for a while) the reads wait on the standbys' idle sessions, one session per standby in
-// all (issue 35); with replay paused everywhere the read falls back to the primary
+// all; with replay paused everywhere the read falls back to the primary
 // within Read Your Writes Timeout; a token carried as text to another data source, and one from another
 // process (psql), works.
 //
@@ -379,7 +379,7 @@ public:
 
 	void testReadYourWritesReusesStandbySessions()
 	{
-		// Issue 35, item 2: with replication behind the write (the cluster's own synchronous_commit=off: a
+		// with replication behind the write (the cluster's own synchronous_commit=off: a
 		// standby gets the commit with the WAL writer's next flush, up to 200 ms later), a prefer-standby
 		// read with a token must wait on a standby session it has, not open a new one on every standby for
 		// every read (measured at 4b09e4a: 51 sessions created on each standby in 50 cycles, about 200 ms

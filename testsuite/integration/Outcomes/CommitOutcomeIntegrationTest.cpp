@@ -27,7 +27,7 @@ using namespace BlueTusk::Test;
 namespace {
 
 std::string standbysFirst()
-	/// Issue 35, item 4: the standbys first, no Target Session Attributes (any).
+	/// the standbys first, no Target Session Attributes (any).
 {
 	return cluster().connectionString("127.0.0.2,127.0.0.3,127.0.0.1", "SSL Mode=disable;Timeout=2");
 }
@@ -210,7 +210,7 @@ public:
 
 	void testNoTargetWritesOnPrimary()
 	{
-		// Before issue 35 the unit of work took the data source's target (any) and ran on 127.0.0.2, a
+		// Before this was fixed, the unit of work took the data source's target (any) and ran on 127.0.0.2, a
 		// standby: 25006 on each of the default policy's five attempts.
 		Connector connector;
 		{

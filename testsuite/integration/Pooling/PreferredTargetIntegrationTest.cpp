@@ -1,7 +1,7 @@
 //
 // PreferredTargetIntegrationTest.cpp
 //
-// Issue 35, items 1 and 6, on the real local cluster (scripts/cluster: a primary, 127.0.0.1, and two
+// Preferred targets and kept roles on the real local cluster (scripts/cluster: a primary, 127.0.0.1, and two
 // standbys, 127.0.0.2 and 127.0.0.3).
 //
 // 1. Storm control must not change which server a preferred target gets. Many threads each hold a lease

@@ -1,7 +1,7 @@
 //
 // CommandTimeoutPrecisionTest.cpp
 //
-// Command Timeout is kept to its value over TLS as without it (issue 35, item 3): Command Timeout=1 with
+// Command Timeout is kept to its value over TLS as without it: Command Timeout=1 with
 // pg_sleep(5) returned after 2.06-2.10 s over TLS (SSL Mode=prefer, the default) and 1.08 s without, because
 // Poco 1.11's SecureSocketImpl waits the socket's receive timeout twice (SO_RCVTIMEO inside SSL_read, then a
 // poll() of the same length on SSL_ERROR_WANT_READ). Measured here on the local cluster, for a session of

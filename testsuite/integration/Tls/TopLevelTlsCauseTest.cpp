@@ -1,7 +1,7 @@
 //
 // TopLevelTlsCauseTest.cpp
 //
-// Issue 35, item 8, on the local cluster: the message an application catches (what() of the
+// On the local cluster: the message an application catches (what() of the
 // BlueTuskNoAcceptableHostException from BlueTuskConnection::open and BlueTuskDataSource::open) names the TLS
 // cause in the field's words. Before: "no acceptable host for target any (Host Order=sequential):
 // 127.0.0.1:56300: TLS failure", the cause only in a nested exception.

@@ -275,7 +275,7 @@ public:
 
 	void testMangledUrlScheme()
 	{
-		// Issue 35: two fuzzed strings of 1,500 printed the password. A URL whose scheme is mangled (a control
+		// two fuzzed strings of 1,500 printed the password. A URL whose scheme is mangled (a control
 		// character in it, one slash) was read as keyword/value, and "unknown keyword" echoed the user info.
 		// Before: 'unknown keyword "postgre\x01sql:/user:PwQ...@host/db?sslmode" at position 1 (...)'.
 		const std::string notUrl = "\", and a URL begins with \"postgresql://\" or \"postgres://\" (a keyword/value string begins with a keyword and '=')";

@@ -192,7 +192,7 @@ public:
 	}
 
 	void testMangledSchemes()
-		/// Issue 35: a URL whose scheme is mangled (a byte replaced, a slash lost, text in front) was read
+		/// a URL whose scheme is mangled (a byte replaced, a slash lost, text in front) was read
 		/// as keyword/value and its user info echoed in "unknown keyword". 3,000 such strings, every
 		/// outcome: the password's text in no message, nor in toString().
 	{
@@ -248,7 +248,7 @@ public:
 				// A value holding the password's text is printed masked (checked in ConnectionRoundTripTest)
 				// and cannot round-trip; every other result must.
 				if (passwordInOtherValue(settings)) continue;
-				// so is a value holding user info ("x:y@"): its password part is masked whatever it is (issue 35)
+				// so is a value holding user info ("x:y@"): its password part is masked whatever it is
 				if (printed.find(":***@") != std::string::npos) continue;
 				// the printed text does not depend on the password's value at all
 				ConnectionSettings otherPassword(settings);

@@ -1,7 +1,7 @@
 //
 // MessageBoundsTest.cpp
 //
-// Issue 35, item 9: every echo of the input in a connection string error is bounded, and a host with white
+// every echo of the input in a connection string error is bounded, and a host with white
 // space (a pasted libpq tail) is refused. Before: a 120 kB host name parsed, and the failed open echoed it
 // five times (what() 120,092 characters, its nested exception 480,178); "Host=127.0.0.1 port=5432" was one
 // host name, "127.0.0.1 port=5432".

@@ -1,7 +1,7 @@
 //
 // KeptRolesTest.cpp
 //
-// PoolManager::Options::usableRole (issue 35, item 6; doc/pooling.md, "Sessions of a role the data source
+// PoolManager::Options::usableRole (doc/pooling.md, "Sessions of a role the data source
 // cannot use"): pools whose owner can never hand out a session of some role keep none of it. Warm-up opens
 // one session while the role is unknown and closes it when the role is refused; the minimum, adopt() and
 // openIdle() follow; sessions a lease returns stay pooled; with no filter nothing changes.

@@ -1,7 +1,7 @@
 //
 // PreferredTargetTest.cpp
 //
-// Issue 35, items 1 and 6, over the scripted fake SessionFactory (doc/pooling.md, "Preferred endpoints"
+// Preferred targets and kept roles over the scripted fake SessionFactory (doc/pooling.md, "Preferred endpoints"
 // and "Sessions of a role the data source cannot use"):
 //   - a prefer-standby checkout that finds the standby only opening (Max Connecting opens in flight) waits
 //     for it instead of taking the primary, also with an idle primary session at hand, in each host order,
