@@ -140,6 +140,9 @@ void StatementImpl::compileImpl()
 
 void StatementImpl::ensurePrepared()
 {
+	// Read Your Writes: the standby must have replayed the token before the Parse/Describe, or a table
+	// the writer just created is not there yet (42P01). catchUp() may move the session: take it after.
+	if (!_simple) _session.catchUp();
 	BlueTuskConnection& connection = _session.connection();
 	Session& session = connection.session();
 	if (_simple) return;

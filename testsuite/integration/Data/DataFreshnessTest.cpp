@@ -74,6 +74,7 @@ class DataFreshnessTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(DataFreshnessTest);
 	CPPUNIT_TEST(testReadYourWritesSessionPerCycle);
 	CPPUNIT_TEST(testReadYourWritesLongLivedSessions);
+	CPPUNIT_TEST(testReaderSeesTableWriterJustCreated);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -139,6 +140,28 @@ public:
 			<< start.elapsed() / 1000 << " ms" << std::endl;
 		CPPUNIT_ASSERT_EQUAL(0, misses);
 		CPPUNIT_ASSERT_EQUAL(std::string("standby"), readerRole);   // it waited for its standby, did not move
+	}
+
+	void testReaderSeesTableWriterJustCreated()
+	{
+		// The reader's first statement is prepared (Parse/Describe) on its standby: that must wait for the
+		// token too, or a table the writer has just created is not there yet (42P01; a new user met it 10 of
+		// 10 times before the prepare waited).
+		Session writer("bluetusk", freshString("read-write"));
+		Session reader("bluetusk", freshString("prefer-standby"));
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), role(reader));
+		for (int i = 0; i < 10; ++i)
+		{
+			const std::string table = "pd_fresh_new_" + std::to_string(i);
+			writer << "DROP TABLE IF EXISTS " + table, now;
+			writer << "CREATE TABLE " + table + " (id int)", now;
+			writer << "INSERT INTO " + table + " VALUES (1)", now;
+			Poco::Int64 found = -1;
+			reader << "SELECT count(*) FROM " + table, into(found), now;
+			CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), found);
+			writer << "DROP TABLE " + table, now;
+		}
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), role(reader));
 	}
 };
 

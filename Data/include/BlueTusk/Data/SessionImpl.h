@@ -104,6 +104,12 @@ public:
 		/// data source's token (or moves the session). Then sends the BEGIN that autoCommit off owes the next
 		/// statement, if any.
 
+	void catchUp();
+		/// Read Your Writes on a reader, outside a transaction on a standby: waits until the standby has
+		/// replayed the data source's token, within Read Your Writes Timeout, else moves the session (as
+		/// reconnect()). The wait of beforeStatement() and begin(), and of a statement's prepare (its
+		/// Parse/Describe must see a table the writer just created). Does nothing once the token is seen.
+
 	void afterStatement();
 		/// With Read Your Writes, on a write session's primary with no transaction open (the statement
 		/// committed in autocommit): leaves the session's WAL position with the data source.
@@ -120,8 +126,6 @@ private:
 	Poco::Any getConnection(const std::string& name) const;
 	Poco::Any getDataSource(const std::string& name) const;
 	void run(const std::string& sql);
-	void catchUp();
-		/// Read Your Writes on a reader: the wait of beforeStatement() and begin().
 	void leaveToken();
 		/// Read Your Writes on a writer: BlueTuskConnection::walPosition() when the session is on a primary
 		/// with no transaction open (a failure to learn it is logged, not thrown: the commit happened).
