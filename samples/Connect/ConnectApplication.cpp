@@ -126,7 +126,7 @@ protected:
 			}
 		}
 		else if (name == "count") _options.count = ConnectOptions::positiveNumber(name, value, 1);
-		else if (name == "threads") _options.threads = ConnectOptions::positiveNumber(name, value, 1);
+		else if (name == "threads") _options.threads = ConnectOptions::positiveNumber(name, value, 1, ConnectOptions::MAX_THREADS);
 		else if (name == "hold-ms") _options.holdMs = ConnectOptions::positiveNumber(name, value, 0);
 		else if (name == "stats") _options.stats = true;
 		else if (name == "plugin") _options.plugins.push_back(value);

@@ -25,11 +25,11 @@ void ConnectOptions::check() const
 }
 
 
-int ConnectOptions::positiveNumber(const std::string& option, const std::string& value, int minimum)
+int ConnectOptions::positiveNumber(const std::string& option, const std::string& value, int minimum, int maximum)
 {
 	int number = 0;
-	if (Poco::NumberParser::tryParse(value, number) && number >= minimum) return number;
-	const std::string accepted = std::to_string(minimum) + " to " + std::to_string(std::numeric_limits<int>::max());
+	if (Poco::NumberParser::tryParse(value, number) && number >= minimum && number <= maximum) return number;
+	const std::string accepted = std::to_string(minimum) + " to " + std::to_string(maximum);
 	if (isWholeNumber(value))
 	{
 		// Digits that do not fit an int (or are below minimum): the value is a number, but not one accepted.

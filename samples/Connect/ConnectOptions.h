@@ -10,6 +10,7 @@
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "Poco/Util/OptionException.h"
 #include <optional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,11 @@ struct ConnectOptions
 		/// Throws Poco::Util::InvalidArgumentException (a usage error) for --threads or --stats without
 		/// --pool, a missing connection string, or more than one connection string.
 
-	static int positiveNumber(const std::string& option, const std::string& value, int minimum);
-		/// value as an integer from minimum to INT_MAX, else Poco::Util::InvalidArgumentException naming option:
+	static const int MAX_THREADS = 1024;   /// --threads at most: each is an operating-system thread
+
+	static int positiveNumber(const std::string& option, const std::string& value, int minimum,
+		int maximum = std::numeric_limits<int>::max());
+		/// value as an integer from minimum to maximum (default INT_MAX), else Poco::Util::InvalidArgumentException naming option:
 		/// "--count 99999999999999999999 is out of range (accepted: 1 to 2147483647)" for digits outside that
 		/// range, "--count needs a whole number >= 1 (accepted: ...), not "x"" for anything else.
 

@@ -207,6 +207,8 @@ public:
 			{{"--hold-ms", "-5", cs}, "--hold-ms -5 is out of range (accepted: 0 to 2147483647)"},
 			{{"--count", "many", cs}, "--count needs a whole number >= 1 (accepted: 1 to 2147483647), not \"many\""},
 			{{"--threads", "3", cs}, "--threads needs --pool"},
+			// each thread is an operating-system thread: 99999999 aborted the program (exit 134) before a limit
+			{{"--pool", "--threads", "99999999", cs}, "--threads 99999999 is out of range (accepted: 1 to 1024)"},
 			{{"--stats", cs}, "--stats needs --pool"},
 			{{cs, "extra"}, "one connection string expected"},
 			{{"Hots=127.0.0.1"}, "invalid connection string: unknown keyword \"Hots\""},
