@@ -232,6 +232,7 @@ public:
 		// A node stopped while another was promoted (stop-node 1, promote 2) is caught the same way.
 		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("stop-node 1"));
 		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("promote 2"));
+		CPPUNIT_ASSERT(c.runClusterCommand("start-node 1") != 0);   // refused: it would be a second primary
 		CPPUNIT_ASSERT_EQUAL(0, c.runClusterCommand("start"));
 		int primaries = 0;
 		for (int node = 1; node <= 3; ++node)
