@@ -4,7 +4,8 @@
 // Library: BlueTusk/Routing
 //
 // Out-of-line members of the policy base classes (their vtables live in BlueTuskRouting, which both the
-// router and the plugins link: PLATFORM-NOTES, ClassLoader plugins).
+// router and the plugins link: Poco's ClassLoader needs the base class in a shared library both load, or
+// the executable must export it).
 //
 
 #include "BlueTusk/HostOrderPolicy.h"

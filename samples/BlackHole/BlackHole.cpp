@@ -6,7 +6,7 @@
 // for the "black-holed host" step (doc/samples.md).
 //
 // How: listen with a backlog of 0 and never accept; one filler connection from this process fills the
-// accept queue, after which the kernel drops further SYNs and clients wait (PLATFORM-NOTES: no iptables
+// accept queue, after which the kernel drops further SYNs and clients wait (no iptables or root
 // needed). Runs until SIGTERM or SIGINT. Prints one line "listening on ADDRESS:PORT" when ready.
 //
 

@@ -2,8 +2,8 @@
 // MultiHostBenchmarks.cpp
 //
 // open with three hosts where the first is black-holed (a loopback listener with
-// a full accept queue: every connect() hangs until the client's own timeout, PLATFORM-NOTES "Faults
-// without iptables"), then the primary and the first standby; Timeout=2 / connect_timeout=2, no TLS,
+// a full accept queue: every connect() hangs until the client's own timeout, without
+// iptables), then the primary and the first standby; Timeout=2 / connect_timeout=2, no TLS,
 // target any.
 //   multihost_sequential/bluetusk   Host Order=sequential    vs libpq (host list, tried in order)
 //   multihost_random/bluetusk       Host Order=random        vs libpq with the host list shuffled for each

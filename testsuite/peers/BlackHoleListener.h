@@ -4,7 +4,8 @@
 // Library: BlueTusk test peers
 //
 // A loopback address where TCP connects hang until the client's own timeout, as with a host that drops
-// packets (PLATFORM-NOTES "Faults without iptables").
+// packets, without iptables: a backlog of 0, never accepted, and one filler connection fill the accept
+// queue, after which the kernel drops further SYNs.
 //
 //   BlackHoleListener hole("127.0.0.4");
 //   socket.connect(hole.address(), Poco::Timespan(1, 0));   // throws Poco::TimeoutException after 1 s

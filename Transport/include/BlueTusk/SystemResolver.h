@@ -17,7 +17,7 @@ class BlueTusk_Transport_API SystemResolver: public Resolver
 	/// Resolves with getaddrinfo(3) (AF_UNSPEC, SOCK_STREAM) and returns the addresses in the order the
 	/// system resolver gives them (RFC 6724 ordering by glibc: "::1" before "127.0.0.1" for a name that
 	/// has both), IPv6 and IPv4 both kept, duplicates removed. Poco::Net::DNS is not used because it
-	/// re-sorts IPv4 first (PLATFORM-NOTES.md). Thread-safe (getaddrinfo is reentrant).
+	/// re-sorts IPv4 first (seen with Poco 1.11's DNS::resolve on Debian 12). Thread-safe (getaddrinfo is reentrant).
 {
 public:
 	SystemResolver();
