@@ -36,24 +36,19 @@ void awaitTlsReadable(Poco::Net::StreamSocket& socket)
 	/// 2 s over TLS (doc/transport.md, "Command timeout"). Decrypted bytes that OpenSSL holds
 	/// already (SSL_pending(): available()) need no wait.
 {
-	if (socket.available() > 0) return;
 	const Poco::Timespan timeout = socket.getReceiveTimeout();
-	const bool forever = timeout.totalMicroseconds() <= 0;
+	if (timeout.totalMicroseconds() <= 0) return;   // no timeout: nothing to wait twice, a blocking read serves
+	if (socket.available() > 0) return;
 	const Poco::Clock started;
 	for (;;)
 	{
-		int waitMs = -1;
-		if (!forever)
-		{
-			const Poco::Clock::ClockDiff left = timeout.totalMicroseconds() - started.elapsed();
-			if (left <= 0) throw Poco::TimeoutException();
-			waitMs = static_cast<int>((left + 999) / 1000);   // rounded up: never shorter than the timeout
-		}
+		const Poco::Clock::ClockDiff left = timeout.totalMicroseconds() - started.elapsed();
+		if (left <= 0) throw Poco::TimeoutException();
+		const int waitMs = static_cast<int>((left + 999) / 1000);   // rounded up: never shorter than the timeout
 		pollfd descriptor{socket.impl()->sockfd(), POLLIN, 0};
 		const int ready = ::poll(&descriptor, 1, waitMs);
 		if (ready > 0) return;   // readable, hung up or in error: receiveBytes() reports which
 		if (ready < 0 && errno != EINTR) return;   // let receiveBytes() report the socket's state
-		if (ready == 0 && !forever && started.elapsed() >= timeout.totalMicroseconds()) throw Poco::TimeoutException();
 	}
 }
 
