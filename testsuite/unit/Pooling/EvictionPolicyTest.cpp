@@ -79,7 +79,7 @@ class EvictionPolicyTest: public CppUnit::TestFixture
 public:
 	void setUp() override
 	{
-		_world = std::make_shared<FakeWorld>();
+		_world = poolWorld();
 		_factory = std::make_shared<FakeSessionFactory>(_world);
 		_clock = std::make_shared<ManualClock>();
 	}
@@ -87,7 +87,7 @@ public:
 	void tearDown() override
 	{
 		_manager.reset();
-		CPPUNIT_ASSERT_EQUAL(0, _world->live.load());
+		CPPUNIT_ASSERT_EQUAL(0, _world->alive.load());
 		CPPUNIT_ASSERT_EQUAL(0, _world->destroyedUnclosed.load());
 	}
 

@@ -9,7 +9,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -21,10 +21,8 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
 	{
@@ -93,10 +91,10 @@ public:
 		}
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
 		BlueTuskConnection again = dataSource->open();
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), again.attemptLog().size());
 		CPPUNIT_ASSERT(again.attemptLog()[0].reused);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->probes("a:5432")); // target any: no refresh
+		CPPUNIT_ASSERT_EQUAL(0, f.world->probes("a:5432")); // target any: no refresh
 	}
 
 	void testIdleBeforeNew()
@@ -112,15 +110,15 @@ public:
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("b:5432"));
 	}
 
 	void testAcceptBeforeFallback()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection onA = dataSource->open(TargetSessionAttributes::Primary);
@@ -130,14 +128,14 @@ public:
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 	}
 
 	void testTargetByName()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection lease = dataSource->open("Read-Only");
@@ -160,21 +158,21 @@ public:
 	void testIdleRoleRefreshed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		auto dataSource = f.create("a");
 		dataSource->open(TargetSessionAttributes::Standby).close();
-		int probesBefore = f.factory->probes("a:5432");
+		int probesBefore = f.world->probes("a:5432");
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Standby);
-		CPPUNIT_ASSERT_EQUAL(probesBefore + 1, f.factory->probes("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(probesBefore + 1, f.world->probes("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
 	}
 
 	void testPromotedStandbyNoticed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection p = dataSource->open(TargetSessionAttributes::Primary);
@@ -183,8 +181,8 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("b"), s.connectedEndpoint().host());
 		}
 		// Failover while the sessions sit idle: a becomes a standby, b is promoted.
-		f.factory->setRole("a:5432", ServerRole::Standby);
-		f.factory->setRole("b:5432", ServerRole::Primary);
+		f.world->setRole("a:5432", ServerRole::Standby);
+		f.world->setRole("b:5432", ServerRole::Primary);
 		for (int i = 0; i < 3; ++i)
 		{
 			BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Primary);
@@ -195,15 +193,15 @@ public:
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
 		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, "b").lastKnownRole));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("b:5432"));
 	}
 
 	void testTargetsShareEndpointPools()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b", "Maximum Pool Size=2");
 		BlueTuskConnection any = dataSource->open(TargetSessionAttributes::Any);
 		BlueTuskConnection rw = dataSource->open(TargetSessionAttributes::ReadWrite);
@@ -240,7 +238,7 @@ public:
 		returner.join();
 		CPPUNIT_ASSERT(start.elapsed() >= 140000);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), three.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->totalOpens()); // the returned session was handed over
+		CPPUNIT_ASSERT_EQUAL(2, f.world->totalOpens()); // the returned session was handed over
 	}
 
 	void testCheckoutTimeout()
@@ -279,7 +277,7 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(start.elapsed()), start.elapsed() >= 590000 && start.elapsed() < 3000000);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), two.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats(dataSource, "a").checkoutTimeouts);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalOpens());
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalOpens());
 	}
 
 	void testBrokenLeaseDiscarded()
@@ -316,9 +314,9 @@ public:
 	void testParallelLosersJoinPools()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(40));
-		f.factory->script("b:5432", FakeHost::primary(300));
-		f.factory->script("c:5432", FakeHost::standby(0));
+		f.world->script("a:5432", FakeHost::primary(40));
+		f.world->script("b:5432", FakeHost::primary(300));
+		f.world->script("c:5432", FakeHost::standby(0));
 		auto dataSource = f.create("a,b,c", "Host Order=parallel");
 		int threadsBefore = threadCount();
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Primary);
@@ -331,7 +329,7 @@ public:
 		// A standby checkout now takes the idle session on c.
 		BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), standby.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("c:5432"));
 	}
 
 	void testPoolingOff()
@@ -340,7 +338,7 @@ public:
 		auto dataSource = f.create("a", "Pooling=false");
 		dataSource->open().close();
 		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testUnknownEvictionPolicy()
@@ -366,14 +364,14 @@ public:
 		dataSource.reset();
 		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), lease.executeSimple("SELECT 1").front().commandTag);
 		lease.close();
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testNoAcceptableHostPooled()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::refused());
 		auto dataSource = f.create("a,b");
 		try
 		{
@@ -388,7 +386,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle); // the healthy standby session stays pooled
 		// A second primary checkout refreshes the idle standby instead of opening a new session.
 		CPPUNIT_ASSERT_THROW(dataSource->open(TargetSessionAttributes::Primary), BlueTuskNoAcceptableHostException);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 	}
 
 	void testWarmUp()
@@ -400,7 +398,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").idle);
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
-		CPPUNIT_ASSERT_EQUAL(4, f.factory->totalOpens());
+		CPPUNIT_ASSERT_EQUAL(4, f.world->totalOpens());
 	}
 
 	void testBackgroundWarmUp()
@@ -416,12 +414,12 @@ public:
 	void testDownEndpointTriedLast()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::refused());
 		auto dataSource = f.create("a,b");
 		dataSource->open().close();
 		BlueTuskConnection second = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432")); // the idle session on b came first
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432")); // the idle session on b came first
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").connectFailures);
 	}
 

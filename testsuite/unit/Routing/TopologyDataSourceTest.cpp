@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/File.h"
@@ -30,18 +30,16 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct TopologyFixture
+struct TopologyFixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 	std::string file = Poco::TemporaryFile::tempName();
 
 	TopologyFixture()
 	{
 		connector.loadPlugin(std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestScriptedTopology.so");
-		factory->script("a:5432", FakeHost::primary());
-		factory->script("b:5432", FakeHost::standby());
-		factory->script("c:5432", FakeHost::standby());
+		world->script("a:5432", FakeHost::primary());
+		world->script("b:5432", FakeHost::standby());
+		world->script("c:5432", FakeHost::standby());
 	}
 
 	~TopologyFixture()
@@ -174,7 +172,7 @@ public:
 		f.members("fail monitor away\n");
 		BlueTuskConnection any = BlueTuskConnection::open(text, f.connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), any.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
 		// A source no plugin provides is an error naming it, on a direct open too
 		try
 		{
@@ -201,7 +199,7 @@ public:
 		auto statistics = dataSource->getHostPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), statistics.size());
 		CPPUNIT_ASSERT_EQUAL(1, statistics.at(BlueTuskHostEndpoint("b", 5432)).busy);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
 	}
 
 	void testMemberAddedIsUsed()
@@ -229,7 +227,7 @@ public:
 		BlueTuskConnection held = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), held.connectedEndpoint().host());
 		dataSource->open(TargetSessionAttributes::Standby).close(); // b gets a second session, idle now
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->live("b:5432") + f.factory->live("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(2, f.world->live("b:5432") + f.world->live("c:5432"));
 
 		f.members("a:5432 primary\nc:5432 standby\n");
 		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
@@ -245,7 +243,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("c"), lease.connectedEndpoint().host());
 		}
 		held.close();
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("b:5432"));
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().count(BlueTuskHostEndpoint("b", 5432)) == 0);
 	}
 
@@ -268,7 +266,7 @@ public:
 	void testFailingReadsKeepMembersAndSeed()
 	{
 		TopologyFixture f;
-		f.factory->script("x:5432", FakeHost::refused());
+		f.world->script("x:5432", FakeHost::refused());
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("x");
 		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
@@ -290,8 +288,8 @@ public:
 		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 3; }));
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=accepted"), describeLog(lease.attemptLog()));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("b:5432"));
 	}
 
 	void testWrongHintIsNotTrusted()
@@ -318,8 +316,8 @@ public:
 		auto dataSource = f.create("a");
 		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 2; }));
 		dataSource->open(TargetSessionAttributes::ReadWrite).close();
-		f.factory->setRole("a:5432", ServerRole::Standby);
-		f.factory->setRole("b:5432", ServerRole::Primary);
+		f.world->setRole("a:5432", ServerRole::Standby);
+		f.world->setRole("b:5432", ServerRole::Primary);
 		f.members("a:5432 standby\nb:5432 primary\n");
 		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.at(1).role == ServerRole::Primary; }));
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
@@ -408,7 +406,7 @@ public:
 		CPPUNIT_ASSERT(checkouts.load() > 100);
 		const PoolStatistics total = dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(0, total.busy);
-		CPPUNIT_ASSERT_EQUAL(f.factory->totalLive(), total.total);
+		CPPUNIT_ASSERT_EQUAL(f.world->totalLive(), total.total);
 	}
 
 	void testFastPathLeaseOutlivesHostList()
