@@ -30,12 +30,6 @@ struct Fixture: FakeConnector
 	}
 };
 
-
-PoolStatistics stats(const BlueTuskDataSource::Ptr& dataSource, const std::string& host)
-{
-	return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-}
-
 } // namespace
 
 
@@ -87,9 +81,9 @@ public:
 			BlueTuskConnection lease = dataSource->open();
 			CPPUNIT_ASSERT(lease.isPooled());
 			CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
-			CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").busy);
+			CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").busy);
 		}
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
 		BlueTuskConnection again = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), again.attemptLog().size());
@@ -105,7 +99,7 @@ public:
 		dataSource->drain(a);
 		dataSource->open().close(); // a drained: the session is opened on b and returns there
 		dataSource->resume(a);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "b").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "b").idle);
 		// a (first in order) has room but no idle session; the idle session on b wins.
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
@@ -127,7 +121,7 @@ public:
 		// a has an idle primary session; for prefer-standby the standby b (new) beats the idle fallback.
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 	}
 
@@ -152,7 +146,7 @@ public:
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("target") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("prefer-standby") != std::string::npos);
 		}
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").busy + stats(dataSource, "b").busy);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").busy + hostStatistics(dataSource, "b").busy);
 	}
 
 	void testIdleRoleRefreshed()
@@ -165,7 +159,7 @@ public:
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(probesBefore + 1, f.world->probes("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "a").lastKnownRole));
 	}
 
 	void testPromotedStandbyNoticed()
@@ -190,9 +184,9 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(lease.role()));
 		}
 		// The session on a was healthy: it went back to idle, and a's learned role is standby now.
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
-		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, "b").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "a").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(hostStatistics(dataSource, "b").lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("b:5432"));
 	}
@@ -206,8 +200,8 @@ public:
 		BlueTuskConnection any = dataSource->open(TargetSessionAttributes::Any);
 		BlueTuskConnection rw = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), rw.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").total); // one pool for a, shared by both targets
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").total); // one pool for a, shared by both targets
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").busy);
 	}
 
 	void testOverflowToNextEndpoint()
@@ -216,9 +210,9 @@ public:
 		auto dataSource = f.create("a,b,c", "Maximum Pool Size=2");
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").busy);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").busy);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "c").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "b").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "c").busy);
 		CPPUNIT_ASSERT_EQUAL(6, dataSource->getPoolStatistics().total);
 	}
 
@@ -257,7 +251,7 @@ public:
 			CPPUNIT_ASSERT(start.elapsed() >= 290000 && start.elapsed() < 1500000);
 			CPPUNIT_ASSERT(exc.message().find("a:5432") != std::string::npos);
 		}
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), hostStatistics(dataSource, "a").checkoutTimeouts);
 	}
 
 	void testCheckoutTimeoutZeroMeansNoLimit()
@@ -276,7 +270,7 @@ public:
 		returner.join();
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(start.elapsed()), start.elapsed() >= 590000 && start.elapsed() < 3000000);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), two.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats(dataSource, "a").checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), hostStatistics(dataSource, "a").checkoutTimeouts);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->totalOpens());
 	}
 
@@ -288,7 +282,7 @@ public:
 			BlueTuskConnection lease = dataSource->open();
 			lease.session().close(); // the connection is lost while leased
 		}
-		PoolStatistics a = stats(dataSource, "a");
+		PoolStatistics a = hostStatistics(dataSource, "a");
 		CPPUNIT_ASSERT_EQUAL(0, a.total);
 		CPPUNIT_ASSERT_EQUAL(0, a.idle);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), a.closed);
@@ -299,10 +293,10 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b");
 		dataSource->open().close();
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
 		dataSource->drain(BlueTuskHostEndpoint("a", 5432));
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT(stats(dataSource, "a").draining);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT(hostStatistics(dataSource, "a").draining);
 		for (int i = 0; i < 3; ++i)
 		{
 			BlueTuskConnection lease = dataSource->open();
@@ -323,9 +317,9 @@ public:
 		CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
 		// The standby (rejected) is healthy and joins its pool; b was cancelled.
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "c").idle);
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "b").total);
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "c").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "c").idle);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "b").total);
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "c").lastKnownRole));
 		// A standby checkout now takes the idle session on c.
 		BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), standby.connectedEndpoint().host());
@@ -337,7 +331,7 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a", "Pooling=false");
 		dataSource->open().close();
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").idle);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
@@ -383,7 +377,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("no acceptable host for target primary (Host Order=sequential): "
 				"a:5432: standby, target primary; b:5432: refused"), exc.message());
 		}
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle); // the healthy standby session stays pooled
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle); // the healthy standby session stays pooled
 		// A second primary checkout refreshes the idle standby instead of opening a new session.
 		CPPUNIT_ASSERT_THROW(dataSource->open(TargetSessionAttributes::Primary), BlueTuskNoAcceptableHostException);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
@@ -394,8 +388,8 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b", "Minimum Pool Size=2");
 		dataSource->warmUp();
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").idle);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "b").idle);
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
 		CPPUNIT_ASSERT_EQUAL(4, f.world->totalOpens());
@@ -406,9 +400,9 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b", "Minimum Pool Size=1");
 		Poco::Clock start;
-		while ((stats(dataSource, "a").idle < 1 || stats(dataSource, "b").idle < 1) && start.elapsed() < 5000000) Poco::Thread::sleep(20);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "b").idle);
+		while ((hostStatistics(dataSource, "a").idle < 1 || hostStatistics(dataSource, "b").idle < 1) && start.elapsed() < 5000000) Poco::Thread::sleep(20);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "b").idle);
 	}
 
 	void testDownEndpointTriedLast()
@@ -420,7 +414,7 @@ public:
 		BlueTuskConnection second = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432")); // the idle session on b came first
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").connectFailures);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), hostStatistics(dataSource, "a").connectFailures);
 	}
 
 	void testIdleFastPathFollowsHostStates()

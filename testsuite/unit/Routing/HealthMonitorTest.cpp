@@ -21,19 +21,6 @@
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
-namespace {
-
-bool within(const std::function<bool()>& condition, int timeoutMs)
-	/// Polls condition every 10 ms until it holds or timeoutMs ran out.
-{
-	Poco::Clock start;
-	while (!condition() && start.elapsed() < static_cast<Poco::Clock::ClockDiff>(timeoutMs) * 1000) Poco::Thread::sleep(10);
-	return condition();
-}
-
-} // namespace
-
-
 class HealthMonitorTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(HealthMonitorTest);

@@ -30,28 +30,11 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture: FakeConnector
+struct Fixture: FakeDataSource
 {
-	BlueTuskDataSource::Ptr dataSource;
-
 	void create(const std::string& hosts, const std::string& extra)
 	{
 		dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra + ";Health Check Interval=0"), connector);
-	}
-
-	PoolStatistics stats(const std::string& host) const
-	{
-		return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-	}
-
-	bool waitFor(const std::function<bool()>& condition, int milliseconds) const
-	{
-		for (int waited = 0; waited < milliseconds; waited += 10)
-		{
-			if (condition()) return true;
-			Poco::Thread::sleep(10);
-		}
-		return condition();
 	}
 };
 
@@ -143,7 +126,7 @@ public:
 		BlueTuskConnection onPrimary = f.dataSource->open(TargetSessionAttributes::Primary);   // roles learned
 		f.dataSource->open(TargetSessionAttributes::Standby).close();                        // an idle standby
 		Background first(f.dataSource, TargetSessionAttributes::PreferPrimary);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("a").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("a").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferPrimary);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
@@ -163,7 +146,7 @@ public:
 		BlueTuskConnection held = f.dataSource->open(TargetSessionAttributes::Standby);   // b: learned standby, busy
 		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("a:5432"));
 		Background first(f.dataSource, TargetSessionAttributes::Standby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), first.host());
@@ -209,7 +192,7 @@ public:
 		f.world->script("b:5432", gone);
 		const int opensBefore = f.world->opens("b:5432");
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
@@ -230,7 +213,7 @@ public:
 		BlueTuskConnection s = f.dataSource->open(TargetSessionAttributes::Standby);
 		f.world->script("b:5432", FakeHost::standby(1500));
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
@@ -268,7 +251,7 @@ public:
 		f.world->script("a:5432", FakeHost::standby());
 		f.world->script("b:5432", FakeHost::primary());
 		f.create("a,b", "Target Session Attributes=primary;Minimum Pool Size=2");
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").idle == 2; }, 5000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").idle == 2; }, 5000));
 		Poco::Thread::sleep(2200);   // two more pruning passes
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").total);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
@@ -348,7 +331,7 @@ private:
 		f.dataSource->open(TargetSessionAttributes::Primary).close();     // a: learned primary, one idle session
 		BlueTuskConnection held = f.dataSource->open(TargetSessionAttributes::Standby);   // b: learned standby, busy
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, std::string("b"), second.connectedEndpoint().host());

@@ -22,10 +22,8 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture: FakeConnector
+struct Fixture: FakeDataSource
 {
-	BlueTuskDataSource::Ptr dataSource;
-
 	void start(const std::string& order)
 		/// a: primary, b: standby, c: down; six standby leases at once pile up on b, then come back.
 	{
@@ -39,21 +37,6 @@ struct Fixture: FakeConnector
 		dataSource->open(TargetSessionAttributes::Primary).close();   // a's role is known: no receiver for standbys
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
-	}
-
-	PoolStatistics stats(const std::string& host) const
-	{
-		return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-	}
-
-	bool waitFor(const std::function<bool()>& condition, int milliseconds) const
-	{
-		for (int waited = 0; waited < milliseconds; waited += 50)
-		{
-			if (condition()) return true;
-			Poco::Thread::sleep(50);
-		}
-		return condition();
 	}
 };
 
@@ -78,12 +61,12 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("c").total);
 		const int primaryTotal = f.stats("a").total;
 		f.world->script("c:5432", FakeHost::standby());   // standby 2 is back
-		const bool balanced = f.waitFor([&]
+		const bool balanced = within([&]
 		{
 			const int b = f.stats("b").total;
 			const int c = f.stats("c").total;
 			return b + c == 6 && std::abs(b - c) <= 1;
-		}, 15000);
+		}, 15000, 50);
 		CPPUNIT_ASSERT_MESSAGE(f.stats("b").toString() + " / " + f.stats("c").toString(), balanced);
 		CPPUNIT_ASSERT_EQUAL(3, f.world->live("c:5432"));
 		CPPUNIT_ASSERT_EQUAL(3, f.world->live("b:5432"));   // the moved sessions were closed, not leaked
@@ -121,7 +104,7 @@ public:
 		Fixture f;
 		f.start("random");
 		f.world->script("c:5432", FakeHost::primaryReadOnly());   // c comes back, but not as a standby
-		const bool learned = f.waitFor([&] { return f.stats("c").lastKnownRole == ServerRole::PrimaryReadOnly; }, 15000);
+		const bool learned = within([&] { return f.stats("c").lastKnownRole == ServerRole::PrimaryReadOnly; }, 15000, 50);
 		CPPUNIT_ASSERT(learned);
 		Poco::Thread::sleep(1200);   // one more pass: c is known now, and not a standby
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").total);   // the donor kept its sessions
