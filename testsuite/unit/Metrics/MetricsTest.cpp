@@ -13,7 +13,7 @@
 #include "BlueTusk/HostAttempt.h"
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPRequest.h"
@@ -32,10 +32,8 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 	PrometheusExporter exporter;
 
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
@@ -194,7 +192,7 @@ public:
 	void testCreateAndUseTime()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(60));
+		f.world->script("a:5432", FakeHost::primary(60));
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.connector);
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		{
@@ -233,8 +231,8 @@ public:
 	void testAttemptsByOutcomeAndRoleChanges()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", ""), f.connector);
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		dataSource->open(TargetSessionAttributes::Primary).close();
@@ -244,8 +242,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(0), of(snapshot, "a").attempts[HostAttempt::ACCEPTED]);
 
 		// a is promoted, b demoted: the next targeted checkout refreshes the idle sessions' roles.
-		f.factory->setRole("a:5432", ServerRole::Primary);
-		f.factory->setRole("b:5432", ServerRole::Standby);
+		f.world->setRole("a:5432", ServerRole::Primary);
+		f.world->setRole("b:5432", ServerRole::Standby);
 		dataSource->open(TargetSessionAttributes::Primary).close();
 		snapshot = observer->snapshot();
 		CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), of(snapshot, "a").roleChanges[static_cast<std::size_t>(ServerRole::Primary)]);
@@ -265,7 +263,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("1"), sample(text, "db_client_connection_timeouts_total{db_client_connection_pool_name=\"app@a:5432/app\",endpoint=\"a:5432\"}"));
 		CPPUNIT_ASSERT_EQUAL(std::string("0"), sample(text, "db_client_connection_pending_requests{db_client_connection_pool_name=\"app@a:5432/app\",endpoint=\"a:5432\"}"));
 
-		f.factory->script("x:5432", FakeHost::standby());
+		f.world->script("x:5432", FakeHost::standby());
 		auto standbys = f.create("x", "Failover Timeout=0.35;Failover Poll Milliseconds=100");
 		CPPUNIT_ASSERT_THROW(standbys->open(TargetSessionAttributes::Primary), BlueTuskNoAcceptableHostException);
 		text = f.exporter.text();
@@ -277,8 +275,7 @@ public:
 
 	void testNoObserverByDefault()
 	{
-		FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-		Connector connector{factory};
+		Connector connector{std::make_shared<FakeSessionFactory>()};
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), connector);
 		CPPUNIT_ASSERT(dataSource->observer() == nullptr);
 		dataSource->open().close();

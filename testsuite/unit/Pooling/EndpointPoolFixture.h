@@ -60,7 +60,7 @@ class EndpointPoolFixture: public CppUnit::TestFixture
 public:
 	void setUp() override
 	{
-		_world = std::make_shared<FakeWorld>();
+		_world = poolWorld();
 		_factory = std::make_shared<FakeSessionFactory>(_world);
 		_clock = std::make_shared<ManualClock>();
 	}
@@ -68,7 +68,7 @@ public:
 	void tearDown() override
 	{
 		_manager.reset();
-		CPPUNIT_ASSERT_EQUAL(0, _world->live.load());
+		CPPUNIT_ASSERT_EQUAL(0, _world->alive.load());
 		CPPUNIT_ASSERT_EQUAL(0, _world->destroyedUnclosed.load());
 		CPPUNIT_ASSERT_EQUAL(0, _world->doubleUse.load());
 	}

@@ -162,7 +162,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.closed);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.evicted);
 		CPPUNIT_ASSERT_EQUAL(1, _world->closed.load());
-		CPPUNIT_ASSERT_EQUAL(0, _world->live.load());
+		CPPUNIT_ASSERT_EQUAL(0, _world->alive.load());
 	}
 
 	void testBrokenSessionDiscarded()
@@ -469,23 +469,23 @@ public:
 		PoolManager& manager = makeManager(poolSettings(1, 3));
 		EndpointPool& a = manager.pool(endpointNo(1));
 		EndpointPool& b = manager.pool(endpointNo(2));
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		manager.warmUp({endpointNo(1)});
 		CPPUNIT_ASSERT_EQUAL(1, a.statistics().idle);
 		CPPUNIT_ASSERT(a.statistics().lastKnownRole == ServerRole::Standby);
 		CPPUNIT_ASSERT(manager.hostStatistics()[endpointNo(1)].lastKnownRole == ServerRole::Standby);
 
-		_world->role = ServerRole::PrimaryReadOnly;
+		_world->setRole(ServerRole::PrimaryReadOnly);
 		CPPUNIT_ASSERT(b.tryReserve());
 		PoolEntryPtr opened = b.openReserved();
 		CPPUNIT_ASSERT(b.lastKnownRole() == ServerRole::PrimaryReadOnly);
 
-		_world->role = ServerRole::Primary;   // the idle session of a was promoted meanwhile
+		_world->setRole(ServerRole::Primary);   // the idle session of a was promoted meanwhile
 		PoolEntryPtr reused = a.tryTakeIdle();
 		CPPUNIT_ASSERT(reused != nullptr);
 		CPPUNIT_ASSERT(a.lastKnownRole() == ServerRole::Primary);
 
-		_world->role = ServerRole::Unknown;   // a session that does not know its role changes nothing
+		_world->setRole(ServerRole::Unknown);   // a session that does not know its role changes nothing
 		a.release(std::move(reused));
 		CPPUNIT_ASSERT(a.tryReserve());
 		PoolEntryPtr unknown = a.openReserved();

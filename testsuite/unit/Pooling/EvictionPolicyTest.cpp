@@ -10,6 +10,7 @@
 #include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
+#include "EndpointPoolFixture.h"
 #include "Poco/File.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
@@ -20,15 +21,6 @@ using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
 namespace {
-
-PoolEntryPtr checkout(EndpointPool& pool)
-{
-	PoolEntryPtr entry = pool.tryTakeIdle();
-	if (entry) return entry;
-	if (pool.tryReserve()) return pool.openReserved();
-	return nullptr;
-}
-
 
 class KeepNothingEvictionPolicy: public EvictionPolicy
 	/// A second policy for the "chosen by name" test: nothing returned stays, every idle session goes.
@@ -59,7 +51,7 @@ const std::string pluginFile = std::string(BLUETUSK_PLUGIN_BUILD_DIR) + "/libBlu
 } // namespace
 
 
-class EvictionPolicyTest: public CppUnit::TestFixture
+class EvictionPolicyTest: public EndpointPoolFixture
 {
 	CPPUNIT_TEST_SUITE(EvictionPolicyTest);
 	CPPUNIT_TEST(testLifetimeJitterBounds);
@@ -77,20 +69,6 @@ class EvictionPolicyTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE_END();
 
 public:
-	void setUp() override
-	{
-		_world = std::make_shared<FakeWorld>();
-		_factory = std::make_shared<FakeSessionFactory>(_world);
-		_clock = std::make_shared<ManualClock>();
-	}
-
-	void tearDown() override
-	{
-		_manager.reset();
-		CPPUNIT_ASSERT_EQUAL(0, _world->live.load());
-		CPPUNIT_ASSERT_EQUAL(0, _world->destroyedUnclosed.load());
-	}
-
 	PoolManager& makeManager(const ConnectionSettings& settings, EvictionPolicy::Ptr policy = nullptr,
 		bool startPruning = false, Poco::Timespan pruneInterval = Poco::Timespan(1, 0))
 	{
@@ -431,12 +409,6 @@ public:
 			_manager.reset();
 		}
 	}
-
-private:
-	std::shared_ptr<FakeWorld> _world;
-	std::shared_ptr<FakeSessionFactory> _factory;
-	std::shared_ptr<ManualClock> _clock;
-	std::unique_ptr<PoolManager> _manager;
 };
 
 

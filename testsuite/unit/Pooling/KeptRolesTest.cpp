@@ -36,7 +36,7 @@ public:
 
 	void testWarmUpLearnsTheRoleFirst()
 	{
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		PoolManager& manager = primaryOnly(poolSettings(3, 5));
 		EndpointPool& pool = manager.pool(endpointNo(1));
 		pool.warmUp();
@@ -63,7 +63,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(ServerRole::Primary, stats.lastKnownRole);
 		// The server is a standby now (a restart demoted it): the next sessions tell so, and the minimum
 		// no longer holds there.
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		pool.setLastKnownRole(ServerRole::Standby);
 		_clock->advance(Poco::Timespan(400, 0));   // past Connection Idle Lifetime (300 s)
 		CPPUNIT_ASSERT_EQUAL(3, pool.prune());
@@ -74,7 +74,7 @@ public:
 	{
 		PoolManager& manager = primaryOnly(poolSettings(0, 5));
 		EndpointPool& pool = manager.pool(endpointNo(1));
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		Session::Ptr session = _factory->open(endpointNo(1), manager.settings());
 		pool.adopt(std::move(session));
 		CPPUNIT_ASSERT_EQUAL(0, pool.statistics().total);
@@ -84,7 +84,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, stats.total);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.created);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats.closed);
-		_world->role = ServerRole::Primary;
+		_world->setRole(ServerRole::Primary);
 		pool.adopt(_factory->open(endpointNo(1), manager.settings()));
 		CPPUNIT_ASSERT(pool.openIdle());
 		CPPUNIT_ASSERT_EQUAL(2, pool.statistics().idle);
@@ -94,7 +94,7 @@ public:
 	{
 		// A session another target's lease returns stays pooled (it was handed out; it may be again), and
 		// is evicted at Idle Lifetime as if the minimum were 0.
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		PoolManager& manager = primaryOnly(poolSettings(2, 5));
 		EndpointPool& pool = manager.pool(endpointNo(1));
 		PoolEntryPtr lease = checkout(pool);
@@ -110,7 +110,7 @@ public:
 
 	void testNoFilterKeepsEverything()
 	{
-		_world->role = ServerRole::Standby;
+		_world->setRole(ServerRole::Standby);
 		PoolManager& manager = makeManager(poolSettings(2, 5));
 		CPPUNIT_ASSERT(manager.keepsRole(ServerRole::Standby));
 		EndpointPool& pool = manager.pool(endpointNo(1));

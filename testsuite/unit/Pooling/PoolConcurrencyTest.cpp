@@ -99,7 +99,7 @@ class PoolConcurrencyTest: public CppUnit::TestFixture
 public:
 	void testManyThreadsBalance()
 	{
-		auto world = std::make_shared<FakeWorld>();
+		auto world = poolWorld();
 		world->openFailurePermille = 5;
 		auto factory = std::make_shared<FakeSessionFactory>(world);
 		ConnectionSettings settings = poolSettings(1, 4);
@@ -203,11 +203,11 @@ public:
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(world->opened.load()), created);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(world->closed.load()), closed);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(world->openFailures.load()), failures);
-		CPPUNIT_ASSERT_EQUAL(total, world->live.load());
+		CPPUNIT_ASSERT_EQUAL(total, world->alive.load());
 		CPPUNIT_ASSERT_EQUAL(0, world->destroyedUnclosed.load());
 
 		manager.reset();
-		CPPUNIT_ASSERT_EQUAL(0, world->live.load());
+		CPPUNIT_ASSERT_EQUAL(0, world->alive.load());
 		CPPUNIT_ASSERT_EQUAL(0, world->destroyedUnclosed.load());
 		CPPUNIT_ASSERT_EQUAL(world->opened.load(), world->closed.load());
 	}

@@ -9,7 +9,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -21,22 +21,14 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
 	{
 		return BlueTuskDataSource::create(fakeConnectionString(hosts, extra), connector);
 	}
 };
-
-
-PoolStatistics stats(const BlueTuskDataSource::Ptr& dataSource, const std::string& host)
-{
-	return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-}
 
 } // namespace
 
@@ -89,14 +81,14 @@ public:
 			BlueTuskConnection lease = dataSource->open();
 			CPPUNIT_ASSERT(lease.isPooled());
 			CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
-			CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").busy);
+			CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").busy);
 		}
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
 		BlueTuskConnection again = dataSource->open();
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), again.attemptLog().size());
 		CPPUNIT_ASSERT(again.attemptLog()[0].reused);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->probes("a:5432")); // target any: no refresh
+		CPPUNIT_ASSERT_EQUAL(0, f.world->probes("a:5432")); // target any: no refresh
 	}
 
 	void testIdleBeforeNew()
@@ -107,20 +99,20 @@ public:
 		dataSource->drain(a);
 		dataSource->open().close(); // a drained: the session is opened on b and returns there
 		dataSource->resume(a);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "b").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "b").idle);
 		// a (first in order) has room but no idle session; the idle session on b wins.
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("b:5432"));
 	}
 
 	void testAcceptBeforeFallback()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection onA = dataSource->open(TargetSessionAttributes::Primary);
@@ -129,15 +121,15 @@ public:
 		// a has an idle primary session; for prefer-standby the standby b (new) beats the idle fallback.
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 	}
 
 	void testTargetByName()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection lease = dataSource->open("Read-Only");
@@ -154,27 +146,27 @@ public:
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("target") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("prefer-standby") != std::string::npos);
 		}
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").busy + stats(dataSource, "b").busy);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").busy + hostStatistics(dataSource, "b").busy);
 	}
 
 	void testIdleRoleRefreshed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		auto dataSource = f.create("a");
 		dataSource->open(TargetSessionAttributes::Standby).close();
-		int probesBefore = f.factory->probes("a:5432");
+		int probesBefore = f.world->probes("a:5432");
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Standby);
-		CPPUNIT_ASSERT_EQUAL(probesBefore + 1, f.factory->probes("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(probesBefore + 1, f.world->probes("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "a").lastKnownRole));
 	}
 
 	void testPromotedStandbyNoticed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b");
 		{
 			BlueTuskConnection p = dataSource->open(TargetSessionAttributes::Primary);
@@ -183,8 +175,8 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("b"), s.connectedEndpoint().host());
 		}
 		// Failover while the sessions sit idle: a becomes a standby, b is promoted.
-		f.factory->setRole("a:5432", ServerRole::Standby);
-		f.factory->setRole("b:5432", ServerRole::Primary);
+		f.world->setRole("a:5432", ServerRole::Standby);
+		f.world->setRole("b:5432", ServerRole::Primary);
 		for (int i = 0; i < 3; ++i)
 		{
 			BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Primary);
@@ -192,24 +184,24 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(lease.role()));
 		}
 		// The session on a was healthy: it went back to idle, and a's learned role is standby now.
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "a").lastKnownRole));
-		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(stats(dataSource, "b").lastKnownRole));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "a").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(hostStatistics(dataSource, "b").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("b:5432"));
 	}
 
 	void testTargetsShareEndpointPools()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		auto dataSource = f.create("a,b", "Maximum Pool Size=2");
 		BlueTuskConnection any = dataSource->open(TargetSessionAttributes::Any);
 		BlueTuskConnection rw = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), rw.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").total); // one pool for a, shared by both targets
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").total); // one pool for a, shared by both targets
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").busy);
 	}
 
 	void testOverflowToNextEndpoint()
@@ -218,9 +210,9 @@ public:
 		auto dataSource = f.create("a,b,c", "Maximum Pool Size=2");
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").busy);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").busy);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "c").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "b").busy);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "c").busy);
 		CPPUNIT_ASSERT_EQUAL(6, dataSource->getPoolStatistics().total);
 	}
 
@@ -240,7 +232,7 @@ public:
 		returner.join();
 		CPPUNIT_ASSERT(start.elapsed() >= 140000);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), three.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->totalOpens()); // the returned session was handed over
+		CPPUNIT_ASSERT_EQUAL(2, f.world->totalOpens()); // the returned session was handed over
 	}
 
 	void testCheckoutTimeout()
@@ -259,7 +251,7 @@ public:
 			CPPUNIT_ASSERT(start.elapsed() >= 290000 && start.elapsed() < 1500000);
 			CPPUNIT_ASSERT(exc.message().find("a:5432") != std::string::npos);
 		}
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), hostStatistics(dataSource, "a").checkoutTimeouts);
 	}
 
 	void testCheckoutTimeoutZeroMeansNoLimit()
@@ -278,8 +270,8 @@ public:
 		returner.join();
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(start.elapsed()), start.elapsed() >= 590000 && start.elapsed() < 3000000);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), two.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats(dataSource, "a").checkoutTimeouts);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalOpens());
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), hostStatistics(dataSource, "a").checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalOpens());
 	}
 
 	void testBrokenLeaseDiscarded()
@@ -290,7 +282,7 @@ public:
 			BlueTuskConnection lease = dataSource->open();
 			lease.session().close(); // the connection is lost while leased
 		}
-		PoolStatistics a = stats(dataSource, "a");
+		PoolStatistics a = hostStatistics(dataSource, "a");
 		CPPUNIT_ASSERT_EQUAL(0, a.total);
 		CPPUNIT_ASSERT_EQUAL(0, a.idle);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), a.closed);
@@ -301,10 +293,10 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b");
 		dataSource->open().close();
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
 		dataSource->drain(BlueTuskHostEndpoint("a", 5432));
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT(stats(dataSource, "a").draining);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT(hostStatistics(dataSource, "a").draining);
 		for (int i = 0; i < 3; ++i)
 		{
 			BlueTuskConnection lease = dataSource->open();
@@ -316,22 +308,22 @@ public:
 	void testParallelLosersJoinPools()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(40));
-		f.factory->script("b:5432", FakeHost::primary(300));
-		f.factory->script("c:5432", FakeHost::standby(0));
+		f.world->script("a:5432", FakeHost::primary(40));
+		f.world->script("b:5432", FakeHost::primary(300));
+		f.world->script("c:5432", FakeHost::standby(0));
 		auto dataSource = f.create("a,b,c", "Host Order=parallel");
 		int threadsBefore = threadCount();
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Primary);
 		CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
 		// The standby (rejected) is healthy and joins its pool; b was cancelled.
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "c").idle);
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "b").total);
-		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(stats(dataSource, "c").lastKnownRole));
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "c").idle);
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "b").total);
+		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(hostStatistics(dataSource, "c").lastKnownRole));
 		// A standby checkout now takes the idle session on c.
 		BlueTuskConnection standby = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), standby.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("c:5432"));
 	}
 
 	void testPoolingOff()
@@ -339,8 +331,8 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a", "Pooling=false");
 		dataSource->open().close();
-		CPPUNIT_ASSERT_EQUAL(0, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testUnknownEvictionPolicy()
@@ -366,14 +358,14 @@ public:
 		dataSource.reset();
 		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), lease.executeSimple("SELECT 1").front().commandTag);
 		lease.close();
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testNoAcceptableHostPooled()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::refused());
 		auto dataSource = f.create("a,b");
 		try
 		{
@@ -385,10 +377,10 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("no acceptable host for target primary (Host Order=sequential): "
 				"a:5432: standby, target primary; b:5432: refused"), exc.message());
 		}
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle); // the healthy standby session stays pooled
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle); // the healthy standby session stays pooled
 		// A second primary checkout refreshes the idle standby instead of opening a new session.
 		CPPUNIT_ASSERT_THROW(dataSource->open(TargetSessionAttributes::Primary), BlueTuskNoAcceptableHostException);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 	}
 
 	void testWarmUp()
@@ -396,11 +388,11 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b", "Minimum Pool Size=2");
 		dataSource->warmUp();
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(2, stats(dataSource, "b").idle);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(2, hostStatistics(dataSource, "b").idle);
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT(lease.attemptLog().back().reused);
-		CPPUNIT_ASSERT_EQUAL(4, f.factory->totalOpens());
+		CPPUNIT_ASSERT_EQUAL(4, f.world->totalOpens());
 	}
 
 	void testBackgroundWarmUp()
@@ -408,21 +400,21 @@ public:
 		Fixture f;
 		auto dataSource = f.create("a,b", "Minimum Pool Size=1");
 		Poco::Clock start;
-		while ((stats(dataSource, "a").idle < 1 || stats(dataSource, "b").idle < 1) && start.elapsed() < 5000000) Poco::Thread::sleep(20);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "a").idle);
-		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, "b").idle);
+		while ((hostStatistics(dataSource, "a").idle < 1 || hostStatistics(dataSource, "b").idle < 1) && start.elapsed() < 5000000) Poco::Thread::sleep(20);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "a").idle);
+		CPPUNIT_ASSERT_EQUAL(1, hostStatistics(dataSource, "b").idle);
 	}
 
 	void testDownEndpointTriedLast()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::refused());
 		auto dataSource = f.create("a,b");
 		dataSource->open().close();
 		BlueTuskConnection second = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432")); // the idle session on b came first
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), stats(dataSource, "a").connectFailures);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432")); // the idle session on b came first
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), hostStatistics(dataSource, "a").connectFailures);
 	}
 
 	void testIdleFastPathFollowsHostStates()

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/HostStateRegistry.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -20,19 +20,6 @@
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
-
-namespace {
-
-bool within(const std::function<bool()>& condition, int timeoutMs)
-	/// Polls condition every 10 ms until it holds or timeoutMs ran out.
-{
-	Poco::Clock start;
-	while (!condition() && start.elapsed() < static_cast<Poco::Clock::ClockDiff>(timeoutMs) * 1000) Poco::Thread::sleep(10);
-	return condition();
-}
-
-} // namespace
-
 
 class HealthMonitorTest: public CppUnit::TestFixture
 {
@@ -75,32 +62,32 @@ public:
 	void testRefusedEndpointReprobedAndAdopted()
 	{
 		const int threadsBefore = threadCount();
-		auto factory = std::make_shared<FakeSessionFactory>();
-		Connector connector(factory);
-		factory->script("a:5432", FakeHost::refused());
+		auto world = std::make_shared<FakeWorld>();
+		Connector connector(std::make_shared<FakeSessionFactory>(world));
+		world->script("a:5432", FakeHost::refused());
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Health Check Interval=0.05"), connector);
 		CPPUNIT_ASSERT(threadCount() >= threadsBefore + 2);   // a watcher per endpoint (and the pruner)
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=failed,b:5432=accepted"), describeLog(dataSource->open().attemptLog()));
 		// Re-probed in the background, round after round, while checkouts go to b without trying a.
-		CPPUNIT_ASSERT(within([&] { return factory->opens("a:5432") >= 3; }, 3000));
+		CPPUNIT_ASSERT(within([&] { return world->opens("a:5432") >= 3; }, 3000));
 		{
 			BlueTuskConnection held = dataSource->open();   // the idle session of b
 			CPPUNIT_ASSERT_EQUAL(std::string("b:5432=accepted"), describeLog(held.attemptLog()));
 			CPPUNIT_ASSERT_EQUAL(std::string("b:5432=accepted"), describeLog(dataSource->open().attemptLog()));   // a new one
 		}
 
-		factory->script("a:5432", FakeHost::standby());
+		world->script("a:5432", FakeHost::standby());
 		CPPUNIT_ASSERT(within([&] { return connector.hostStates().entry(BlueTuskHostEndpoint("a", 5432)).state == HostCandidate::UP; }, 3000));
 		CPPUNIT_ASSERT(connector.hostStates().entry(BlueTuskHostEndpoint("a", 5432)).role == ServerRole::Standby);
 		CPPUNIT_ASSERT(within([&] { return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).idle == 1; }, 1000));
-		CPPUNIT_ASSERT_EQUAL(1, factory->connections("a:5432"));   // the probe's session, adopted
+		CPPUNIT_ASSERT_EQUAL(1, world->connections("a:5432"));   // the probe's session, adopted
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).lastKnownRole == ServerRole::Standby);
 		Poco::Thread::sleep(200);
-		CPPUNIT_ASSERT_EQUAL(1, factory->connections("a:5432"));   // up: no more probes of its own
+		CPPUNIT_ASSERT_EQUAL(1, world->connections("a:5432"));   // up: no more probes of its own
 
 		dataSource.reset();
 		CPPUNIT_ASSERT(within([&] { return threadCount() == threadsBefore; }, 2000));   // watchers joined, pruner gone
-		CPPUNIT_ASSERT_EQUAL(0, factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, world->totalLive());
 	}
 };
 

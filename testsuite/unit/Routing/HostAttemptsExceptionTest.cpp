@@ -12,7 +12,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <memory>
@@ -41,10 +41,8 @@ int nestedCount(const Poco::Exception& exc)
 }
 
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 
 	HostAttemptsException failure(const std::string& hosts, const std::string& extra)
 		/// The exception of an unpooled open that must fail, caught by its own type.
@@ -83,10 +81,10 @@ public:
 	void testSequentialAttempts()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::earlyClose());
-		f.factory->script("c:5432", FakeHost::standby());
-		f.factory->script("d:5432", FakeHost::startingUp());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::earlyClose());
+		f.world->script("c:5432", FakeHost::standby());
+		f.world->script("d:5432", FakeHost::startingUp());
 		HostAttemptsException exc = f.failure("a,b,c,d", "Target Session Attributes=primary");
 		CPPUNIT_ASSERT_EQUAL(std::string(
 			"1 a:5432 failed: refused\n"
@@ -113,9 +111,9 @@ public:
 	void testParallelAttempts()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby(40));
-		f.factory->script("b:5432", FakeHost::refused());
-		f.factory->script("c:5432", FakeHost::primaryReadOnly(10));
+		f.world->script("a:5432", FakeHost::standby(40));
+		f.world->script("b:5432", FakeHost::refused());
+		f.world->script("c:5432", FakeHost::primaryReadOnly(10));
 		HostAttemptsException exc = f.failure("a,b,c", "Host Order=parallel;Target Session Attributes=read-write");
 		// Host-list order, not order of completion (b, c, a).
 		CPPUNIT_ASSERT_EQUAL(std::string(
@@ -128,20 +126,20 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(exc.attempts()[0].elapsedMs), exc.attempts()[0].elapsedMs >= 35);
 		CPPUNIT_ASSERT_EQUAL(std::string("no acceptable host for target read-write (Host Order=parallel): "
 			"a:5432: standby, target read-write; b:5432: refused; c:5432: primary-read-only, target read-write"), exc.message());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testFailoverTimeoutEveryPass()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		HostAttemptsException exc = f.failure("a,b", "Target Session Attributes=primary;Failover Timeout=0.35");
 		// Backoff 100, 200, then the rest: about four passes; the count depends on the clock, so take it from
 		// the fake's open count and check that the data and the message agree with it.
-		const int passes = f.factory->opens("a:5432");
+		const int passes = f.world->opens("a:5432");
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(passes), passes >= 2);
-		CPPUNIT_ASSERT_EQUAL(passes, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(passes, f.world->opens("b:5432"));
 		CPPUNIT_ASSERT_EQUAL(passes, exc.passes());
 		std::string expected;
 		for (int pass = 1; pass <= passes; ++pass)
@@ -162,7 +160,7 @@ public:
 		// The nested exceptions: the last pass only, one per endpoint.
 		CPPUNIT_ASSERT_EQUAL(2, nestedCount(exc));
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432: standby, target primary"), exc.nested()->nested()->message());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testPooledFailoverTimeoutReusesIdle()
@@ -170,7 +168,7 @@ public:
 		// BlueTuskDataSource::open throws the same type; from the second pass on, the standby's session is
 		// an idle pooled one (reused), refreshed and rejected again.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		auto dataSource = BlueTuskDataSource::create(connectionString("a", "Failover Timeout=0.15"), f.connector);
 		try
 		{
@@ -193,14 +191,14 @@ public:
 			}
 			CPPUNIT_ASSERT_EQUAL(std::string("No acceptable host"), std::string(exc->name()));
 		}
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432")); // one session, reused by every later pass
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432")); // one session, reused by every later pass
 	}
 
 	void testCloneKeepsAttempts()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		HostAttemptsException exc = f.failure("a,b", "Target Session Attributes=primary");
 		const Poco::Exception& asPoco = exc;
 		std::unique_ptr<Poco::Exception> copy(asPoco.clone());
@@ -224,7 +222,7 @@ public:
 	void testRethrowKeepsAttempts()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		HostAttemptsException exc = f.failure("a", "Target Session Attributes=primary");
 		std::unique_ptr<Poco::Exception> copy(static_cast<const Poco::Exception&>(exc).clone());
 		try
@@ -252,8 +250,8 @@ public:
 	void testCopyAssignment()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		HostAttemptsException one = f.failure("a", "");
 		HostAttemptsException two = f.failure("b", "Target Session Attributes=primary");
 		one = two;
@@ -265,7 +263,7 @@ public:
 	void testCatchByFoundationBase()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::refused());
 		const std::string text = "no acceptable host for target any (Host Order=sequential): a:5432: refused";
 		try
 		{
@@ -300,10 +298,10 @@ public:
 	{
 		// Every failure kind, parallel and sequential, over several passes: the password is nowhere.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::earlyClose());
-		f.factory->script("c:5432", FakeHost::standby());
-		f.factory->script("d:5432", FakeHost::tooManyConnections());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::earlyClose());
+		f.world->script("c:5432", FakeHost::standby());
+		f.world->script("d:5432", FakeHost::tooManyConnections());
 		for (const char* order: {"sequential", "parallel"})
 		{
 			HostAttemptsException exc = f.failure("a,b,c,d",

@@ -9,7 +9,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
@@ -52,8 +52,8 @@ public:
 
 	void testSitePluginByPath()
 	{
-		auto factory = std::make_shared<FakeSessionFactory>();
-		Connector connector(factory);
+		auto world = std::make_shared<FakeWorld>();
+		Connector connector(std::make_shared<FakeSessionFactory>(world));
 		std::vector<std::string> before = connector.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(before.begin(), before.end(), "reverse") == before.end());
 
@@ -64,20 +64,19 @@ public:
 
 		BlueTuskConnection connection = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse"), connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(0, factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, factory->opens("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, world->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, world->opens("c:5432"));
 
 		// The router still applies its rules on top of the site's order: target primary skips the standby c.
-		factory->script("c:5432", FakeHost::standby());
+		world->script("c:5432", FakeHost::standby());
 		BlueTuskConnection second = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse;Target Session Attributes=primary"), connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 	}
 
 	void testSitePluginByPluginPathSetting()
 	{
-		auto factory = std::make_shared<FakeSessionFactory>();
-		Connector connector(factory);
+		Connector connector(std::make_shared<FakeSessionFactory>());
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			fakeConnectionString("a,b", "Host Order=reverse;Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR)), connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
@@ -97,8 +96,8 @@ public:
 
 	void testUnknownHostOrderInConnectionString()
 	{
-		auto factory = std::make_shared<FakeSessionFactory>();
-		Connector connector(factory);
+		auto world = std::make_shared<FakeWorld>();
+		Connector connector(std::make_shared<FakeSessionFactory>(world));
 		try
 		{
 			BlueTuskConnection::open(fakeConnectionString("a,b", "Host Order=fastest"), connector);
@@ -108,7 +107,7 @@ public:
 		{
 			CPPUNIT_ASSERT_EQUAL(std::string("no host order policy named \"fastest\"; available: parallel, random, sequential"), exc.message());
 		}
-		CPPUNIT_ASSERT_EQUAL(0, factory->totalOpens());
+		CPPUNIT_ASSERT_EQUAL(0, world->totalOpens());
 	}
 
 	void testPolicyNamesIgnoreCase()

@@ -17,7 +17,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -30,30 +30,11 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeDataSource
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
-	BlueTuskDataSource::Ptr dataSource;
-
 	void create(const std::string& hosts, const std::string& extra)
 	{
 		dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra + ";Health Check Interval=0"), connector);
-	}
-
-	PoolStatistics stats(const std::string& host) const
-	{
-		return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-	}
-
-	bool waitFor(const std::function<bool()>& condition, int milliseconds) const
-	{
-		for (int waited = 0; waited < milliseconds; waited += 10)
-		{
-			if (condition()) return true;
-			Poco::Thread::sleep(10);
-		}
-		return condition();
 	}
 };
 
@@ -139,13 +120,13 @@ public:
 	void testPreferPrimaryWaitsForOpeningPrimary()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(200));
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary(200));
+		f.world->script("b:5432", FakeHost::standby());
 		f.create("b,a", "Max Connecting=1");
 		BlueTuskConnection onPrimary = f.dataSource->open(TargetSessionAttributes::Primary);   // roles learned
 		f.dataSource->open(TargetSessionAttributes::Standby).close();                        // an idle standby
 		Background first(f.dataSource, TargetSessionAttributes::PreferPrimary);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("a").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("a").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferPrimary);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
@@ -159,20 +140,20 @@ public:
 		// a's role is not known yet: the second checkout opens it itself (a primary: the fallback it holds),
 		// finds the standby b only opening, waits for it, and gives the fallback back to its pool.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(0));
-		f.factory->script("b:5432", FakeHost::standby(300));
+		f.world->script("a:5432", FakeHost::primary(0));
+		f.world->script("b:5432", FakeHost::standby(300));
 		f.create("b,a", "Max Connecting=1");
 		BlueTuskConnection held = f.dataSource->open(TargetSessionAttributes::Standby);   // b: learned standby, busy
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("a:5432"));
 		Background first(f.dataSource, TargetSessionAttributes::Standby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), first.host());
 		const std::string log = describeLog(second.attemptLog());
 		CPPUNIT_ASSERT_MESSAGE(log, log.find("a:5432=fallback retained") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(log, log.size() > 15 && log.compare(log.size() - 15, 15, "b:5432=accepted") == 0);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(1, f.stats("a").idle);   // the fallback went back, idle
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
 	}
@@ -182,8 +163,8 @@ public:
 		// At Maximum Pool Size the standby is full, not opening: the fallback is taken at once, as without
 		// storm control.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		f.create("a,b", "Max Connecting=1;Maximum Pool Size=1");
 		BlueTuskConnection onStandby = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), onStandby.connectedEndpoint().host());
@@ -198,8 +179,8 @@ public:
 		// The standby goes away: the open in flight fails after 200 ms and marks it down; the waiting checkout
 		// gets the freed slot, sees the standby down and takes the primary, without an open of its own there.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		f.create("a,b", "Max Connecting=1");
 		{
 			BlueTuskConnection p = f.dataSource->open(TargetSessionAttributes::Primary);
@@ -208,15 +189,15 @@ public:
 		}
 		FakeHost gone = FakeHost::refused();
 		gone.delayMs = 200;
-		f.factory->script("b:5432", gone);
-		const int opensBefore = f.factory->opens("b:5432");
+		f.world->script("b:5432", gone);
+		const int opensBefore = f.world->opens("b:5432");
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), first.host());
-		CPPUNIT_ASSERT_EQUAL(opensBefore + 1, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(opensBefore + 1, f.world->opens("b:5432"));
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(clock)), elapsedMs(clock) < 1000);
 	}
 
@@ -225,14 +206,14 @@ public:
 		// A standby whose opens take long: the wait for it ends at Checkout Timeout with the fallback, not an
 		// exception.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		f.create("a,b", "Max Connecting=1;Checkout Timeout=0.4;Timeout=5");
 		f.dataSource->open(TargetSessionAttributes::Primary).close();
 		BlueTuskConnection s = f.dataSource->open(TargetSessionAttributes::Standby);
-		f.factory->script("b:5432", FakeHost::standby(1500));
+		f.world->script("b:5432", FakeHost::standby(1500));
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), second.connectedEndpoint().host());
@@ -243,9 +224,9 @@ public:
 	void testReadWriteWarmUpLearnsAndSkipsStandbys()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
-		f.factory->script("c:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
+		f.world->script("c:5432", FakeHost::standby());
 		f.create("a,b,c", "Target Session Attributes=read-write;Minimum Pool Size=3");
 		f.dataSource->warmUp();
 		CPPUNIT_ASSERT_EQUAL(3, f.stats("b").idle);
@@ -258,37 +239,37 @@ public:
 			CPPUNIT_ASSERT_EQUAL(ServerRole::Standby, s.lastKnownRole);
 		}
 		f.dataSource->warmUp();   // the role is known now: no open at all
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->opens("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(3, f.world->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(3, f.world->totalLive());
 	}
 
 	void testReadWriteBackgroundWarmUp()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
 		f.create("a,b", "Target Session Attributes=primary;Minimum Pool Size=2");
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").idle == 2; }, 5000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").idle == 2; }, 5000));
 		Poco::Thread::sleep(2200);   // two more pruning passes
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").total);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(2, f.stats("b").total);
 	}
 
 	void testRejectedStandbyClosed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
 		f.create("a,b", "Target Session Attributes=read-write");
 		BlueTuskConnection lease = f.dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=rejected,b:5432=accepted"), describeLog(lease.attemptLog()));
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").total);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), f.stats("a").closed);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("a:5432"));
 	}
 
 	void testPromotionWatchReusesThenCloses()
@@ -296,27 +277,27 @@ public:
 		// With Failover Timeout the rejected standby session is asked again in each pass through its pool
 		// (no new login per poll); when the checkout ends it is closed.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		f.create("a", "Target Session Attributes=read-write;Failover Timeout=0.3");
 		CPPUNIT_ASSERT_THROW(f.dataSource->open(), BlueTuskNoAcceptableHostException);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT(f.factory->probes("a:5432") >= 3);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT(f.world->probes("a:5432") >= 3);
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").total);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("a:5432"));
 		// A promotion seen by the watch: the session it reused is the lease.
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		Background open(f.dataSource, TargetSessionAttributes::ReadWrite);
 		Poco::Thread::sleep(120);
-		f.factory->setRole("a:5432", ServerRole::Primary);
+		f.world->setRole("a:5432", ServerRole::Primary);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), open.host());
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opens("a:5432"));
 	}
 
 	void testOtherTargetLeasesStayPooled()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		f.create("a,b", "Target Session Attributes=read-write");
 		f.dataSource->open(TargetSessionAttributes::ReadOnly).close();
 		CPPUNIT_ASSERT_EQUAL(1, f.stats("b").idle);   // handed out once, so kept for the next one
@@ -327,8 +308,8 @@ public:
 	void testAnyTargetKeepsEveryRole()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
 		f.create("a,b", "Minimum Pool Size=1");
 		f.dataSource->warmUp();
 		CPPUNIT_ASSERT_EQUAL(1, f.stats("a").idle);
@@ -344,13 +325,13 @@ private:
 		// The standby's one open slot (Max Connecting=1) is taken by a checkout for 200 ms; a second
 		// prefer-standby checkout waits for the slot rather than take the idle primary session.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby(200));
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby(200));
 		f.create("a,b", order + ";Max Connecting=1");
 		f.dataSource->open(TargetSessionAttributes::Primary).close();     // a: learned primary, one idle session
 		BlueTuskConnection held = f.dataSource->open(TargetSessionAttributes::Standby);   // b: learned standby, busy
 		Background first(f.dataSource, TargetSessionAttributes::PreferStandby);
-		CPPUNIT_ASSERT(f.waitFor([&f] { return f.stats("b").connecting == 1; }, 1000));
+		CPPUNIT_ASSERT(within([&f] { return f.stats("b").connecting == 1; }, 1000));
 		Poco::Clock clock;
 		BlueTuskConnection second = f.dataSource->open(TargetSessionAttributes::PreferStandby);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(order, std::string("b"), second.connectedEndpoint().host());

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -22,18 +22,14 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeDataSource
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
-	BlueTuskDataSource::Ptr dataSource;
-
 	void start(const std::string& order)
 		/// a: primary, b: standby, c: down; six standby leases at once pile up on b, then come back.
 	{
-		factory->script("a:5432", FakeHost::primary());
-		factory->script("b:5432", FakeHost::standby());
-		factory->script("c:5432", FakeHost::refused());
+		world->script("a:5432", FakeHost::primary());
+		world->script("b:5432", FakeHost::standby());
+		world->script("c:5432", FakeHost::refused());
 		dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b,c", "Host Order=" + order +
 			";Target Session Attributes=standby;Maximum Pool Size=10;Host Recheck Seconds=1"
 			// the rebalancer alone: the health monitor's re-probe of c would add the session it opened to c's pool
@@ -41,21 +37,6 @@ struct Fixture
 		dataSource->open(TargetSessionAttributes::Primary).close();   // a's role is known: no receiver for standbys
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());
-	}
-
-	PoolStatistics stats(const std::string& host) const
-	{
-		return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
-	}
-
-	bool waitFor(const std::function<bool()>& condition, int milliseconds) const
-	{
-		for (int waited = 0; waited < milliseconds; waited += 50)
-		{
-			if (condition()) return true;
-			Poco::Thread::sleep(50);
-		}
-		return condition();
 	}
 };
 
@@ -79,16 +60,16 @@ public:
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").total);
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("c").total);
 		const int primaryTotal = f.stats("a").total;
-		f.factory->script("c:5432", FakeHost::standby());   // standby 2 is back
-		const bool balanced = f.waitFor([&]
+		f.world->script("c:5432", FakeHost::standby());   // standby 2 is back
+		const bool balanced = within([&]
 		{
 			const int b = f.stats("b").total;
 			const int c = f.stats("c").total;
 			return b + c == 6 && std::abs(b - c) <= 1;
-		}, 15000);
+		}, 15000, 50);
 		CPPUNIT_ASSERT_MESSAGE(f.stats("b").toString() + " / " + f.stats("c").toString(), balanced);
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->live("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->live("b:5432"));   // the moved sessions were closed, not leaked
+		CPPUNIT_ASSERT_EQUAL(3, f.world->live("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(3, f.world->live("b:5432"));   // the moved sessions were closed, not leaked
 		CPPUNIT_ASSERT_EQUAL(primaryTotal, f.stats("a").total);   // another role: never traded
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("c").connecting);
 	}
@@ -97,11 +78,11 @@ public:
 	{
 		Fixture f;
 		f.start("sequential");
-		f.factory->script("c:5432", FakeHost::standby());
+		f.world->script("c:5432", FakeHost::standby());
 		Poco::Thread::sleep(2600);   // two pruning passes and more than Host Recheck Seconds
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").total);
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("c").total);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->connections("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->connections("c:5432"));
 	}
 
 	void testBusySessionsStay()
@@ -111,7 +92,7 @@ public:
 		std::vector<BlueTuskConnection> held;
 		for (int i = 0; i < 6; ++i) held.push_back(f.dataSource->open());   // all six of b, busy
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").busy);
-		f.factory->script("c:5432", FakeHost::standby());
+		f.world->script("c:5432", FakeHost::standby());
 		Poco::Thread::sleep(2600);
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").busy);
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").total);
@@ -122,8 +103,8 @@ public:
 	{
 		Fixture f;
 		f.start("random");
-		f.factory->script("c:5432", FakeHost::primaryReadOnly());   // c comes back, but not as a standby
-		const bool learned = f.waitFor([&] { return f.stats("c").lastKnownRole == ServerRole::PrimaryReadOnly; }, 15000);
+		f.world->script("c:5432", FakeHost::primaryReadOnly());   // c comes back, but not as a standby
+		const bool learned = within([&] { return f.stats("c").lastKnownRole == ServerRole::PrimaryReadOnly; }, 15000, 50);
 		CPPUNIT_ASSERT(learned);
 		Poco::Thread::sleep(1200);   // one more pass: c is known now, and not a standby
 		CPPUNIT_ASSERT_EQUAL(6, f.stats("b").total);   // the donor kept its sessions

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -22,10 +22,8 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 
 	BlueTuskConnection open(const std::string& hosts, const std::string& extra = "")
 	{
@@ -94,16 +92,16 @@ public:
 	void testSequentialFirstAcceptableWins()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
-		f.factory->script("c:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
+		f.world->script("c:5432", FakeHost::primary());
 		BlueTuskConnection connection = f.open("a,b,c", "Target Session Attributes=primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432"), connection.connectedEndpoint().toString());
 		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(connection.role()));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("a:5432")); // the rejected session was closed
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("a:5432")); // the rejected session was closed
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=rejected,b:5432=accepted"), describeLog(connection.attemptLog()));
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432: standby, target primary"), connection.attemptLog()[0].toString());
 	}
@@ -138,78 +136,78 @@ public:
 		for (const Case& c: cases)
 		{
 			Fixture f;
-			f.factory->script("p:5432", FakeHost::primary());
-			f.factory->script("r:5432", FakeHost::primaryReadOnly());
-			f.factory->script("s:5432", FakeHost::standby());
+			f.world->script("p:5432", FakeHost::primary());
+			f.world->script("r:5432", FakeHost::primaryReadOnly());
+			f.world->script("s:5432", FakeHost::standby());
 			std::string where = c.target + " over " + c.hosts;
 			BlueTuskConnection connection = f.open(c.hosts, "Target Session Attributes=" + c.target);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(where, c.chosen, connection.connectedEndpoint().host());
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " p", c.p, f.factory->connections("p:5432"));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " r", c.r, f.factory->connections("r:5432"));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " s", c.s, f.factory->connections("s:5432"));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " live", 1, f.factory->totalLive());
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " p", c.p, f.world->connections("p:5432"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " r", c.r, f.world->connections("r:5432"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " s", c.s, f.world->connections("s:5432"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(where + " live", 1, f.world->totalLive());
 		}
 	}
 
 	void testTargetAnyNeedsNoProbe()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		BlueTuskConnection connection = f.open("a");
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->probes("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->probes("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("standby"), toString(connection.role())); // determined on demand
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->probes("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->probes("a:5432"));
 	}
 
 	void testFallbackRetainedWithoutReconnect()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::refused());
-		f.factory->script("c:5432", FakeHost::startingUp());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::refused());
+		f.world->script("c:5432", FakeHost::startingUp());
 		BlueTuskConnection connection = f.open("a,b,c", "Target Session Attributes=prefer-standby");
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432"), connection.connectedEndpoint().toString());
 		// No second pass, no reconnect to the fallback host.
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("c:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=fallback retained,b:5432=failed,c:5432=failed"), describeLog(connection.attemptLog()));
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432: primary, fallback for target prefer-standby"), connection.attemptLog()[0].toString());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive());
 	}
 
 	void testLaterFallbacksClosed()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::standby());
 		BlueTuskConnection connection = f.open("a,b", "Target Session Attributes=prefer-primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->live("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->live("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("b:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=fallback retained,b:5432=fallback released"), describeLog(connection.attemptLog()));
 	}
 
 	void testAcceptClosesRetainedFallback()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::standby());
 		BlueTuskConnection connection = f.open("a,b", "Target Session Attributes=prefer-standby");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->live("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->live("b:5432"));
 	}
 
 	void testAvailabilityFailuresMoveOn()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::startingUp());
-		f.factory->script("b:5432", FakeHost::tooManyConnections());
-		f.factory->script("c:5432", FakeHost::earlyClose());
-		f.factory->script("d:5432", FakeHost::refused());
-		f.factory->script("e:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::startingUp());
+		f.world->script("b:5432", FakeHost::tooManyConnections());
+		f.world->script("c:5432", FakeHost::earlyClose());
+		f.world->script("d:5432", FakeHost::refused());
+		f.world->script("e:5432", FakeHost::primary());
 		BlueTuskConnection connection = f.open("a,b,c,d,e", "Target Session Attributes=read-write");
 		CPPUNIT_ASSERT_EQUAL(std::string("e"), connection.connectedEndpoint().host());
 		const HostAttemptList& log = connection.attemptLog();
@@ -231,9 +229,9 @@ public:
 	void testAuthenticationStops()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::badPassword());
-		f.factory->script("c:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::badPassword());
+		f.world->script("c:5432", FakeHost::primary());
 		try
 		{
 			f.open("a,b,c", "Target Session Attributes=primary");
@@ -247,20 +245,20 @@ public:
 			CPPUNIT_ASSERT(exc.nested() != nullptr);
 			CPPUNIT_ASSERT(exc.nested()->displayText().find("28P01") != std::string::npos);
 		}
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432")); // later hosts not contacted
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432")); // later hosts not contacted
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testScramSignatureStops()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary());
-		f.factory->script("b:5432", FakeHost::badSignature());
-		f.factory->script("c:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::primary());
+		f.world->script("b:5432", FakeHost::badSignature());
+		f.world->script("c:5432", FakeHost::standby());
 		// prefer-standby retains a; the authentication failure at b still stops everything.
 		CPPUNIT_ASSERT_THROW(f.open("a,b,c", "Target Session Attributes=prefer-standby"), BlueTuskAuthenticationException);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive()); // the retained fallback was closed
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive()); // the retained fallback was closed
 	}
 
 	void testOtherServerErrorMovesOn()
@@ -270,7 +268,7 @@ public:
 		missing.failure = FakeHost::SQLSTATE;
 		missing.sqlState = "3D000";
 		missing.message = "database \"app\" does not exist";
-		f.factory->script("a:5432", missing);
+		f.world->script("a:5432", missing);
 		BlueTuskConnection connection = f.open("a,b");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("3D000 database \"app\" does not exist"), connection.attemptLog()[0].detail);
@@ -279,10 +277,10 @@ public:
 	void testNoAcceptableHostMessage()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::blackHole());
-		f.factory->script("c:5432", FakeHost::standby());
-		f.factory->script("d:5432", FakeHost::startingUp());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::blackHole());
+		f.world->script("c:5432", FakeHost::standby());
+		f.world->script("d:5432", FakeHost::startingUp());
 		std::string message = f.openFailure("a,b,c,d", "Target Session Attributes=primary;Timeout=0.2");
 		CPPUNIT_ASSERT_EQUAL(std::string("no acceptable host for target primary (Host Order=sequential): "
 			"a:5432: refused; b:5432: timed out after 200 ms; c:5432: standby, target primary; "
@@ -292,8 +290,8 @@ public:
 	void testNestedPerHostDetail()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		try
 		{
 			f.open("a,b", "Target Session Attributes=read-write");
@@ -315,8 +313,8 @@ public:
 	void testLearnedDownHostTriedLast()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::blackHole());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::blackHole());
+		f.world->script("b:5432", FakeHost::primary());
 		Poco::Clock first;
 		BlueTuskConnection one = f.open("a,b", "Timeout=0.3");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), one.connectedEndpoint().host());
@@ -327,18 +325,18 @@ public:
 		BlueTuskConnection two = f.open("a,b", "Timeout=0.3");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), two.connectedEndpoint().host());
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(second)) + " ms", elapsedMs(second) < 150);
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432=accepted"), describeLog(two.attemptLog()));
 	}
 
 	void testLearnedDownHostStillTriedWhenNothingElse()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		f.openFailure("a,b", "Target Session Attributes=primary");
 		// a is known down and b known standby: both are still tried (down ones last, not skipped).
-		f.factory->script("a:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::primary());
 		BlueTuskConnection connection = f.open("a,b", "Target Session Attributes=primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432=rejected,a:5432=accepted"), describeLog(connection.attemptLog()));
@@ -347,13 +345,13 @@ public:
 	void testLearnedRoleReorders()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::primary());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::primary());
 		f.open("a,b", "Target Session Attributes=primary");
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432"));
 		BlueTuskConnection second = f.open("a,b", "Target Session Attributes=primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432")); // the known standby was not tried first
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432")); // the known standby was not tried first
 		// A standby target now prefers the known standby.
 		BlueTuskConnection third = f.open("b,a", "Target Session Attributes=standby");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), third.connectedEndpoint().host());
@@ -363,25 +361,25 @@ public:
 	void testHostRecheckExpiry()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
+		f.world->script("a:5432", FakeHost::refused());
 		f.open("a,b", "Host Recheck Seconds=0.2");
 		f.open("a,b", "Host Recheck Seconds=0.2");
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432")); // known down: b answered first
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432")); // known down: b answered first
 		Poco::Thread::sleep(250);
 		BlueTuskConnection third = f.open("a,b", "Host Recheck Seconds=0.2");
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->opens("a:5432")); // the state expired: a first again
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opens("a:5432")); // the state expired: a first again
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=failed,b:5432=accepted"), describeLog(third.attemptLog()));
 	}
 
 	void testFailoverTimeoutFindsPromotedHost()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::refused());
-		f.factory->script("b:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::refused());
+		f.world->script("b:5432", FakeHost::standby());
 		std::thread promote([&f]()
 		{
 			Poco::Thread::sleep(400);
-			f.factory->setRole("b:5432", ServerRole::Primary);
+			f.world->setRole("b:5432", ServerRole::Primary);
 		});
 		Poco::Clock start;
 		BlueTuskConnection connection;
@@ -397,9 +395,9 @@ public:
 		promote.join();
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT(elapsedMs(start) >= 390 && elapsedMs(start) < 2000);
-		const int passes = f.factory->opens("a:5432");
+		const int passes = f.world->opens("a:5432");
 		CPPUNIT_ASSERT(passes >= 3); // several passes, states forgotten each time
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive());
 		// The attempt log numbers the passes (HostAttempt::pass).
 		std::string expected;
 		for (int pass = 1; pass <= passes; ++pass)
@@ -413,16 +411,16 @@ public:
 	void testFailoverTimeoutGivesUp()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		Poco::Clock start;
 		std::string message = f.openFailure("a", "Target Session Attributes=primary;Failover Timeout=0.5;Failover Poll Milliseconds=0");
 		long ms = elapsedMs(start);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(ms), ms >= 480 && ms < 1500);
 		// Without the promotion poll: backoff 100, 200, then the rest of the 500 ms: four passes.
-		CPPUNIT_ASSERT_EQUAL(4, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(4, f.world->opens("a:5432"));
 		CPPUNIT_ASSERT(message.find("no acceptable host for target primary (Host Order=sequential) after 4 passes in ") == 0);
 		CPPUNIT_ASSERT(message.find("(Failover Timeout=500 ms): a:5432: standby, target primary") != std::string::npos);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testFailoverPollsRejectedServers()
@@ -430,24 +428,24 @@ public:
 		// A healthy standby rejected for target primary is asked again every Failover Poll Milliseconds
 		// (default 50): about ten passes in 500 ms instead of the backoff's four.
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		std::string message = f.openFailure("a", "Target Session Attributes=primary;Failover Timeout=0.5");
-		const int opens = f.factory->opens("a:5432");
+		const int opens = f.world->opens("a:5432");
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(opens), opens >= 7 && opens <= 11);
 		CPPUNIT_ASSERT(message.find("passes in ") != std::string::npos);
 		// a server that does not answer is not polled: the backoff applies
 		Fixture g;
-		g.factory->script("b:5432", FakeHost::refused());
+		g.world->script("b:5432", FakeHost::refused());
 		g.openFailure("b", "Target Session Attributes=primary;Failover Timeout=0.5");
-		const int refusedOpens = g.factory->opens("b:5432");
+		const int refusedOpens = g.world->opens("b:5432");
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(refusedOpens), refusedOpens <= 6 && refusedOpens < opens);
 	}
 
 	void testParallelBlackHoleDoesNotDelay()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::blackHole());
-		f.factory->script("b:5432", FakeHost::primary(50));
+		f.world->script("a:5432", FakeHost::blackHole());
+		f.world->script("b:5432", FakeHost::primary(50));
 		int threadsBefore = threadCount();
 		Poco::Clock start;
 		{
@@ -455,11 +453,11 @@ public:
 			long ms = elapsedMs(start);
 			CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 			CPPUNIT_ASSERT_MESSAGE(std::to_string(ms) + " ms", ms < 500);
-			CPPUNIT_ASSERT_EQUAL(1, f.factory->cancelled());
+			CPPUNIT_ASSERT_EQUAL(1, f.world->cancelled.load());
 			CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount()); // every racing thread joined
 			CPPUNIT_ASSERT_EQUAL(std::string("a:5432=lost race,b:5432=accepted"), describeLog(connection.attemptLog()));
 		}
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		// A cancelled attempt does not mark the endpoint down.
 		CPPUNIT_ASSERT(f.connector.hostStates().entry(BlueTuskHostEndpoint("a")).state != HostCandidate::DOWN);
 	}
@@ -467,68 +465,68 @@ public:
 	void testParallelFirstAcceptWins()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby(10));
+		f.world->script("a:5432", FakeHost::standby(10));
 		// b is far slower than c, so that c wins however late a loaded machine schedules c's thread
 		// (b is cancelled, its wait costs nothing; with 150 ms it lost the race 1 run in ~20 under load).
-		f.factory->script("b:5432", FakeHost::primary(5000));
-		f.factory->script("c:5432", FakeHost::primary(20));
+		f.world->script("b:5432", FakeHost::primary(5000));
+		f.world->script("c:5432", FakeHost::primary(20));
 		BlueTuskConnection connection = f.open("a,b,c", "Host Order=parallel;Target Session Attributes=primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->opens("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalLive()); // losers closed (b cancelled)
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive()); // losers closed (b cancelled)
+		CPPUNIT_ASSERT_EQUAL(0, f.world->connections("b:5432"));
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=rejected,b:5432=lost race,c:5432=accepted"), describeLog(connection.attemptLog()));
 	}
 
 	void testParallelFallbackHeldUntilAllFinish()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(10));
-		f.factory->script("b:5432", FakeHost::refused());
-		f.factory->script("c:5432", FakeHost::startingUp());
+		f.world->script("a:5432", FakeHost::primary(10));
+		f.world->script("b:5432", FakeHost::refused());
+		f.world->script("c:5432", FakeHost::startingUp());
 		Poco::Clock start;
 		BlueTuskConnection connection = f.open("a,b,c", "Host Order=parallel;Target Session Attributes=prefer-standby");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->connections("a:5432")); // held, not reconnected
+		CPPUNIT_ASSERT_EQUAL(1, f.world->connections("a:5432")); // held, not reconnected
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=fallback retained,b:5432=failed,c:5432=failed"), describeLog(connection.attemptLog()));
 	}
 
 	void testParallelAcceptBeatsEarlierFallback()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::primary(5));
-		f.factory->script("b:5432", FakeHost::standby(120));
+		f.world->script("a:5432", FakeHost::primary(5));
+		f.world->script("b:5432", FakeHost::standby(120));
 		BlueTuskConnection connection = f.open("a,b", "Host Order=parallel;Target Session Attributes=prefer-standby");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("a:5432"));
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->live("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->live("b:5432"));
 	}
 
 	void testParallelAuthenticationStops()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::badPassword());
-		f.factory->script("b:5432", FakeHost::primary(5000));
+		f.world->script("a:5432", FakeHost::badPassword());
+		f.world->script("b:5432", FakeHost::primary(5000));
 		int threadsBefore = threadCount();
 		Poco::Clock start;
 		CPPUNIT_ASSERT_THROW(f.open("a,b", "Host Order=parallel"), BlueTuskAuthenticationException);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(start)), elapsedMs(start) < 2500); // b was cancelled, not waited for
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->connections("b:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->connections("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount());
 	}
 
 	void testParallelNoAcceptable()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
-		f.factory->script("b:5432", FakeHost::refused());
-		f.factory->script("c:5432", FakeHost::primaryReadOnly());
+		f.world->script("a:5432", FakeHost::standby());
+		f.world->script("b:5432", FakeHost::refused());
+		f.world->script("c:5432", FakeHost::primaryReadOnly());
 		std::string message = f.openFailure("a,b,c", "Host Order=parallel;Target Session Attributes=read-write");
 		CPPUNIT_ASSERT_EQUAL(std::string("no acceptable host for target read-write (Host Order=parallel): "
 			"a:5432: standby, target read-write; b:5432: refused; c:5432: primary-read-only, target read-write"), message);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testRandomSpreadsFirstConnections()
@@ -538,10 +536,10 @@ public:
 		for (int i = 0; i < 600; ++i) f.open("a,b,c", "Host Order=random");
 		for (const char* host: {"a:5432", "b:5432", "c:5432"})
 		{
-			int count = f.factory->connections(host);
+			int count = f.world->connections(host);
 			CPPUNIT_ASSERT_MESSAGE(std::string(host) + " " + std::to_string(count), count > 130 && count < 270);
 		}
-		CPPUNIT_ASSERT_EQUAL(600, f.factory->totalOpens()); // one physical connection per open
+		CPPUNIT_ASSERT_EQUAL(600, f.world->totalOpens()); // one physical connection per open
 	}
 
 	void testLoadBalanceHostsSelectsRandom()
@@ -550,7 +548,7 @@ public:
 		for (int i = 0; i < 300; ++i) f.open("a,b,c", "Load Balance Hosts=true");
 		for (const char* host: {"a:5432", "b:5432", "c:5432"})
 		{
-			int count = f.factory->connections(host);
+			int count = f.world->connections(host);
 			CPPUNIT_ASSERT_MESSAGE(std::string(host) + " " + std::to_string(count), count > 50 && count < 150);
 		}
 	}
@@ -558,7 +556,7 @@ public:
 	void testConnectedEndpointAsWritten()
 	{
 		Fixture f;
-		f.factory->script("DB-Alpha:6000", FakeHost::refused());
+		f.world->script("DB-Alpha:6000", FakeHost::refused());
 		BlueTuskConnection connection = f.open("DB-Alpha:6000,[::1]:6001");
 		CPPUNIT_ASSERT_EQUAL(std::string("::1"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt16(6001), connection.connectedEndpoint().port());
@@ -568,9 +566,9 @@ public:
 	void testDuplicateEndpointsAreDistinctAttempts()
 	{
 		Fixture f;
-		f.factory->script("a:5432", FakeHost::standby());
+		f.world->script("a:5432", FakeHost::standby());
 		f.openFailure("a,a", "Target Session Attributes=primary");
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->opens("a:5432"));
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opens("a:5432"));
 	}
 
 	void testCloseAndMove()
@@ -583,11 +581,11 @@ public:
 		BlueTuskConnection moved(std::move(connection));
 		CPPUNIT_ASSERT(!connection.isOpen());
 		CPPUNIT_ASSERT(moved.isOpen());
-		CPPUNIT_ASSERT_EQUAL(1, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive());
 		moved.close();
 		moved.close();
 		CPPUNIT_ASSERT(!moved.isOpen());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), moved.attemptLog().size()); // kept after close
 		CPPUNIT_ASSERT_THROW(moved.connectedEndpoint(), Poco::InvalidAccessException);
 		CPPUNIT_ASSERT_EQUAL(std::string("app"), moved.settings().username);

@@ -7,8 +7,13 @@
 #ifndef BlueTusk_Test_RoutingTestSupport_INCLUDED
 #define BlueTusk_Test_RoutingTestSupport_INCLUDED
 
+#include "FakeConnector.h"
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/HostAttempt.h"
+#include "Poco/Clock.h"
 #include "Poco/DirectoryIterator.h"
+#include "Poco/Thread.h"
+#include <functional>
 #include <string>
 
 namespace BlueTusk {
@@ -63,6 +68,35 @@ inline std::string fakeConnectionString(const std::string& hosts, const std::str
 	if (!extra.empty()) text += ";" + extra;
 	return text;
 }
+
+
+inline bool within(const std::function<bool()>& condition, int timeoutMs = 10000, int sliceMs = 10)
+	/// Polls condition every sliceMs until it holds or timeoutMs ran out (generous by default: the machine is
+	/// shared); its last answer.
+{
+	Poco::Clock start;
+	while (!condition() && start.elapsed() < static_cast<Poco::Clock::ClockDiff>(timeoutMs) * 1000) Poco::Thread::sleep(sliceMs);
+	return condition();
+}
+
+
+inline PoolStatistics hostStatistics(const BlueTuskDataSource::Ptr& dataSource, const std::string& host)
+	/// The statistics of dataSource's pool for host:5432.
+{
+	return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint(host, 5432));
+}
+
+
+struct FakeDataSource: FakeConnector
+	/// A data source over fake sessions, and its pools' statistics by host name.
+{
+	BlueTuskDataSource::Ptr dataSource;
+
+	PoolStatistics stats(const std::string& host) const
+	{
+		return hostStatistics(dataSource, host);
+	}
+};
 
 } } // namespace BlueTusk::Test
 

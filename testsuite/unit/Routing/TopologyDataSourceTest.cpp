@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/File.h"
@@ -30,18 +30,16 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct TopologyFixture
+struct TopologyFixture: FakeConnector
 {
-	FakeSessionFactory::Ptr factory = std::make_shared<FakeSessionFactory>();
-	Connector connector{factory};
 	std::string file = Poco::TemporaryFile::tempName();
 
 	TopologyFixture()
 	{
 		connector.loadPlugin(std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestScriptedTopology.so");
-		factory->script("a:5432", FakeHost::primary());
-		factory->script("b:5432", FakeHost::standby());
-		factory->script("c:5432", FakeHost::standby());
+		world->script("a:5432", FakeHost::primary());
+		world->script("b:5432", FakeHost::standby());
+		world->script("c:5432", FakeHost::standby());
 	}
 
 	~TopologyFixture()
@@ -79,19 +77,6 @@ std::string hostNames(const std::vector<BlueTuskHostEndpoint>& endpoints)
 	std::string text;
 	for (const BlueTuskHostEndpoint& endpoint: endpoints) text += (text.empty() ? "" : ",") + endpoint.host();
 	return text;
-}
-
-
-bool waitFor(const std::function<bool()>& condition, int seconds = 10)
-	/// Polls condition every 10 ms for up to seconds (generous: the machine is shared).
-{
-	Poco::Clock start;
-	while (!condition())
-	{
-		if (start.elapsed() > static_cast<Poco::Clock::ClockDiff>(seconds) * 1000000) return false;
-		Poco::Thread::sleep(10);
-	}
-	return true;
 }
 
 } // namespace
@@ -147,15 +132,15 @@ public:
 		HostStateRegistry& states = f.connector.hostStates();
 		const BlueTuskHostEndpoint a("a", 5432), b("b", 5432), c("c", 5432);
 		CPPUNIT_ASSERT(states.isWatched(a));   // the seed, from the start
-		CPPUNIT_ASSERT(waitFor([&] { return states.isWatched(b) && states.isWatched(c); }));
+		CPPUNIT_ASSERT(within([&] { return states.isWatched(b) && states.isWatched(c); }));
 		f.members("a:5432 primary\nb:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return !states.isWatched(c); }));
+		CPPUNIT_ASSERT(within([&] { return !states.isWatched(c); }));
 		CPPUNIT_ASSERT(states.isWatched(a) && states.isWatched(b));
 		dataSource.reset();
 		CPPUNIT_ASSERT(!states.isWatched(a) && !states.isWatched(b));
 		// Health Check Interval=0: no member is watched
 		auto unwatched = f.create("a", "Health Check Interval=0");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(unwatched->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(unwatched->hostList()) == "a,b"; }));
 		CPPUNIT_ASSERT(!states.isWatched(a) && !states.isWatched(b));
 	}
 
@@ -174,7 +159,7 @@ public:
 		f.members("fail monitor away\n");
 		BlueTuskConnection any = BlueTuskConnection::open(text, f.connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), any.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
 		// A source no plugin provides is an error naming it, on a direct open too
 		try
 		{
@@ -192,7 +177,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
 		const TopologySnapshot snapshot = dataSource->topology();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), snapshot.members.size());
 		CPPUNIT_ASSERT(snapshot.members[0].role == ServerRole::Primary);
@@ -201,7 +186,7 @@ public:
 		auto statistics = dataSource->getHostPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), statistics.size());
 		CPPUNIT_ASSERT_EQUAL(1, statistics.at(BlueTuskHostEndpoint("b", 5432)).busy);
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
 	}
 
 	void testMemberAddedIsUsed()
@@ -209,11 +194,11 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("a", "Maximum Pool Size=1");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
 		BlueTuskConnection first = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), first.connectedEndpoint().host());
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
 		// b is full (Maximum Pool Size=1): the new member takes the next standby checkout.
 		BlueTuskConnection second = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), second.connectedEndpoint().host());
@@ -225,14 +210,14 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b,c"; }));
 		BlueTuskConnection held = dataSource->open(TargetSessionAttributes::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), held.connectedEndpoint().host());
 		dataSource->open(TargetSessionAttributes::Standby).close(); // b gets a second session, idle now
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->live("b:5432") + f.factory->live("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(2, f.world->live("b:5432") + f.world->live("c:5432"));
 
 		f.members("a:5432 primary\nc:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
 		// The idle session closed at once, the leased one is still out (no lease lost) and still listed.
 		auto statistics = dataSource->getHostPoolStatistics();
 		const PoolStatistics b = statistics.at(BlueTuskHostEndpoint("b", 5432));
@@ -245,7 +230,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("c"), lease.connectedEndpoint().host());
 		}
 		held.close();
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->live("b:5432"));
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().count(BlueTuskHostEndpoint("b", 5432)) == 0);
 	}
 
@@ -254,12 +239,12 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
 		f.members("a:5432 primary\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a"; }));
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), dataSource->open(TargetSessionAttributes::PreferStandby).connectedEndpoint().host());
 		f.members("a:5432 primary\nb:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
 		// Its pool was drained by the topology thread and is resumed with the member.
 		CPPUNIT_ASSERT(!dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("b", 5432)).draining);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), dataSource->open(TargetSessionAttributes::Standby).connectedEndpoint().host());
@@ -268,17 +253,17 @@ public:
 	void testFailingReadsKeepMembersAndSeed()
 	{
 		TopologyFixture f;
-		f.factory->script("x:5432", FakeHost::refused());
+		f.world->script("x:5432", FakeHost::refused());
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("x");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
 		f.members("fail the manager is down\n");
 		// The last members read, then the written host (the seed), while reads fail.
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b,x"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b,x"; }));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), dataSource->topology().members.size());
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), dataSource->open(TargetSessionAttributes::ReadWrite).connectedEndpoint().host());
 		f.members("a:5432 primary\nb:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
 	}
 
 	void testHintOrdersCandidates()
@@ -287,11 +272,11 @@ public:
 		TopologyFixture f;
 		f.members("c:5432 standby\nb:5432 standby\na:5432 primary\n");
 		auto dataSource = f.create("c,b,a");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 3; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->topology().members.size() == 3; }));
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=accepted"), describeLog(lease.attemptLog()));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("c:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->opens("b:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("b:5432"));
 	}
 
 	void testWrongHintIsNotTrusted()
@@ -300,7 +285,7 @@ public:
 		TopologyFixture f;
 		f.members("b:5432 primary\na:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 2; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->topology().members.size() == 2; }));
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432=rejected,a:5432=accepted"), describeLog(lease.attemptLog()));
@@ -316,12 +301,12 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.size() == 2; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->topology().members.size() == 2; }));
 		dataSource->open(TargetSessionAttributes::ReadWrite).close();
-		f.factory->setRole("a:5432", ServerRole::Standby);
-		f.factory->setRole("b:5432", ServerRole::Primary);
+		f.world->setRole("a:5432", ServerRole::Standby);
+		f.world->setRole("b:5432", ServerRole::Primary);
 		f.members("a:5432 standby\nb:5432 primary\n");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->topology().members.at(1).role == ServerRole::Primary; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->topology().members.at(1).role == ServerRole::Primary; }));
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::ReadWrite);
 		CPPUNIT_ASSERT_EQUAL(std::string("b:5432=accepted"), describeLog(lease.attemptLog()));
 	}
@@ -331,7 +316,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->hostList().size() == 3; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->hostList().size() == 3; }));
 		dataSource->drain(BlueTuskHostEndpoint("b", 5432));
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("b", 5432)).draining);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), dataSource->open(TargetSessionAttributes::Standby).connectedEndpoint().host());
@@ -373,7 +358,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a", "Topology Refresh Interval=0.05");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->hostList().size() == 3; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->hostList().size() == 3; }));
 		std::atomic<bool> stop{false};
 		std::atomic<int> checkouts{0};
 		std::atomic<int> failures{0};
@@ -408,7 +393,7 @@ public:
 		CPPUNIT_ASSERT(checkouts.load() > 100);
 		const PoolStatistics total = dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(0, total.busy);
-		CPPUNIT_ASSERT_EQUAL(f.factory->totalLive(), total.total);
+		CPPUNIT_ASSERT_EQUAL(f.world->totalLive(), total.total);
 	}
 
 	void testFastPathLeaseOutlivesHostList()
@@ -418,14 +403,14 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\n");
 		auto dataSource = f.create("a");
-		CPPUNIT_ASSERT(waitFor([&] { return dataSource->hostList().size() == 2; }));
+		CPPUNIT_ASSERT(within([&] { return dataSource->hostList().size() == 2; }));
 		dataSource->open(TargetSessionAttributes::Any).close();
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Any);
 		CPPUNIT_ASSERT(lease.attemptLog().at(0).reused);
 		f.members("a:5432 primary\nc:5432 standby\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
 		f.members("a:5432 primary\n");
-		CPPUNIT_ASSERT(waitFor([&] { return hostNames(dataSource->hostList()) == "a"; }));
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a"; }));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lease.attemptLog().size());
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=accepted"), describeLog(lease.attemptLog()));
 		CPPUNIT_ASSERT(lease.attemptLog().at(0).reused);
@@ -441,7 +426,7 @@ public:
 			auto dataSource = f.create("a");
 			dataSource->open(TargetSessionAttributes::PreferStandby).close();
 		}
-		CPPUNIT_ASSERT(waitFor([&] { return threadCount() == before; }, 5));
+		CPPUNIT_ASSERT(within([&] { return threadCount() == before; }, 5000));
 		CPPUNIT_ASSERT_EQUAL(before, threadCount());
 	}
 };

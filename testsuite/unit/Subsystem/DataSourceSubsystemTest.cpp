@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "SubsystemFakes.h"
+#include "FakeConnector.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
@@ -28,10 +28,8 @@ namespace {
 const std::string SECRET = "s3cret-subsystem-pw";
 const std::string HOSTS = "Host=127.0.0.1,127.0.0.2,127.0.0.3;Port=5432;Username=app;Password=" + SECRET;
 
-struct Fixture
+struct Fixture: FakeConnector
 {
-	std::shared_ptr<SubsystemFakeFactory> factory = std::make_shared<SubsystemFakeFactory>();
-	Connector connector{factory};
 	Poco::AutoPtr<Poco::Util::MapConfiguration> config = new Poco::Util::MapConfiguration;
 
 	void set(const std::string& key, const std::string& value)
@@ -123,7 +121,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("random"), subsystem.dataSource("reports")->settings().hostOrder);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), subsystem.dataSource("main")->getHostPoolStatistics().size());
 		// No minimum: nothing opened yet.
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testWarmUpOpensMinimumPerEndpoint()
@@ -140,9 +138,9 @@ public:
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(entry.first.toString(), 2, entry.second.total);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(entry.first.toString(), 2, entry.second.minSize);
 		}
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->opened("127.0.0.1:5432"));
-		CPPUNIT_ASSERT_EQUAL(2, f.factory->opened("127.0.0.3:5432"));
-		CPPUNIT_ASSERT_EQUAL(6, f.factory->live());
+		CPPUNIT_ASSERT_EQUAL(2, f.world->connections("127.0.0.1:5432"));
+		CPPUNIT_ASSERT_EQUAL(2, f.world->connections("127.0.0.3:5432"));
+		CPPUNIT_ASSERT_EQUAL(6, f.world->totalLive());
 	}
 
 	void testWarmUpCanBeSwitchedOff()
@@ -195,8 +193,8 @@ public:
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.maximumPoolSize", "3");
 		f.set("bluetusk.dataSources.main.targetSessionAttributes", "standby");
-		f.factory->setRole("127.0.0.1:5432", ServerRole::Primary);
-		f.factory->setRole("127.0.0.2:5432", ServerRole::Standby);
+		f.world->setRole("127.0.0.1:5432", ServerRole::Primary);
+		f.world->setRole("127.0.0.2:5432", ServerRole::Standby);
 		DataSourceSubsystem subsystem(f.connector);
 		subsystem.open(*f.config);
 		BlueTuskDataSource::Ptr dataSource = subsystem.dataSource("main");
@@ -219,7 +217,7 @@ public:
 			std::vector<QueryResult> results = connection.executeSimple("SELECT 1");
 			CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1:5432"), *results.at(0).rows.at(0).at(0));
 			// The warmed-up idle session was used, not a new one.
-			CPPUNIT_ASSERT_EQUAL(1, f.factory->opened("127.0.0.1:5432"));
+			CPPUNIT_ASSERT_EQUAL(1, f.world->connections("127.0.0.1:5432"));
 		}
 		PoolStatistics stats = subsystem.dataSource("main")->getHostPoolStatistics().at(BlueTuskHostEndpoint("127.0.0.1", 5432));
 		CPPUNIT_ASSERT_EQUAL(1, stats.idle);
@@ -253,13 +251,13 @@ public:
 		DataSourceSubsystem subsystem(f.connector);
 		subsystem.open(*f.config);
 		BlueTuskDataSource::Ptr kept = subsystem.dataSource("main");
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->live());
+		CPPUNIT_ASSERT_EQUAL(3, f.world->totalLive());
 		subsystem.close();
 		CPPUNIT_ASSERT(!subsystem.isOpen());
 		CPPUNIT_ASSERT(subsystem.names().empty());
 		CPPUNIT_ASSERT_THROW(subsystem.dataSource("main"), Poco::NotFoundException);
 		// Idle sessions closed at once, pools marked draining.
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		PoolStatistics stats = kept->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(0, stats.total);
 		CPPUNIT_ASSERT(stats.draining);
@@ -425,8 +423,8 @@ public:
 		CPPUNIT_ASSERT(!subsystem.isOpen());
 		CPPUNIT_ASSERT(subsystem.names().empty());
 		// "a" was created and warmed up (3 sessions) before "b" failed; it was drained again.
-		CPPUNIT_ASSERT_EQUAL(3, f.factory->opened("127.0.0.1:5432") + f.factory->opened("127.0.0.2:5432") + f.factory->opened("127.0.0.3:5432"));
-		CPPUNIT_ASSERT_EQUAL(0, f.factory->live());
+		CPPUNIT_ASSERT_EQUAL(3, f.world->connections("127.0.0.1:5432") + f.world->connections("127.0.0.2:5432") + f.world->connections("127.0.0.3:5432"));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 	}
 
 	void testPolicyPropertiesConfigureOwnInstance()

@@ -1,0 +1,26 @@
+//
+// FakeConnector.h
+//
+// A Connector whose sessions are FakeSessions of its own FakeWorld: what the unit tests of the router, the
+// data sources and the subsystem start from.
+//
+
+#ifndef BlueTusk_Test_FakeConnector_INCLUDED
+#define BlueTusk_Test_FakeConnector_INCLUDED
+
+#include "FakeSession.h"
+#include "BlueTusk/Connector.h"
+#include <memory>
+
+namespace BlueTusk {
+namespace Test {
+
+struct FakeConnector
+{
+	FakeWorld::Ptr world = std::make_shared<FakeWorld>();
+	Connector connector{std::make_shared<FakeSessionFactory>(world)};
+};
+
+} } // namespace BlueTusk::Test
+
+#endif // BlueTusk_Test_FakeConnector_INCLUDED
