@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// A lease's return to its EndpointPool and the reset of the session (doc/pooling.md, "Reset on return"):
+// A lease's return to its EndpointPool and the reset of the session (doc/pooling.md, "When a session comes back"):
 // keep or close it, roll back, defer or run its reset, park it; and the flush of deferred resets that
 // waited too long. The rest of EndpointPool is in EndpointPool.cpp.
 //

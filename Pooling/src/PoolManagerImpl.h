@@ -97,7 +97,7 @@ private:
 
 std::string describeException(const std::exception_ptr& error, const SecretRedactor& redactor);
 	/// The displayText() of a Poco exception or what() of another, for log lines, redacted (a session
-	/// factory other than BlueTusk's own may not have redacted it; doc/routing.md, "Secrets").
+	/// factory other than BlueTusk's own may not have redacted it; doc/transport.md, "Secrets").
 
 std::string tooManyConnections(const std::exception_ptr& error);
 	/// The server's message when error is a BlueTuskServerException with SQLSTATE 53300 (too many

@@ -226,7 +226,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		const bool preferredWait = _request.pooled && !state.preferredOpening.empty() && !state.preferredWaitOver;
 		if (state.retained && !preferredWait) return std::move(state.retained);
 
-		// Section 5, step 3: no immediate capacity anywhere acceptable: wait (RouterWait.cpp).
+		// doc/pooling.md, checkout step 3: no immediate capacity anywhere acceptable: wait (RouterWait.cpp).
 		PoolEntryPtr result;
 		if (waitForCapacity(slots, state, checkoutDeadline, preferredWait, result)) return result;
 		// Rejected, failed, or a fallback while a preferred endpoint may still come: look again (the
@@ -258,7 +258,7 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 	ServerRole role = ServerRole::Unknown;
 	if (_request.target->needsRole())
 	{
-		// Section 5, step 2: a pooled session's role is refreshed before a targeted checkout accepts it, with
+		// doc/pooling.md, checkout step 2: a pooled session's role is refreshed before a targeted checkout accepts it, with
 		// the cheapest round trip that gives a fresh one (Session::refreshRole(): a bare Sync on PostgreSQL
 		// 14+), or not at all while a ReadyForQuery confirmed it less than Role Recheck Milliseconds ago.
 		// The freshness rules need the WAL positions: their probe (doc/freshness.md).

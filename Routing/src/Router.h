@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The algorithm of one open (doc/routing.md, steps 1-6) and of one pooled checkout (section 5), over
+// The algorithm of one open (doc/routing.md, steps 1-6) and of one pooled checkout (doc/pooling.md, "Checkout"), over
 // the EndpointPools of a PoolManager.
 //
 
@@ -113,7 +113,7 @@ private:
 	void checkAuthentication(PassState& state);
 	bool waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::Timestamp checkoutDeadline, bool preferredWait,
 		PoolEntryPtr& result);
-		/// Section 5, step 3 (pooled; RouterWait.cpp): waits on the pools that had no capacity (with
+		/// doc/pooling.md, checkout step 3 (pooled; RouterWait.cpp): waits on the pools that had no capacity (with
 		/// preferredWait the first tier's only, holding the fallback found so far) and uses what it is
 		/// granted. True: pass() returns result (a session, or null when there was nothing to wait for);
 		/// false: the pass is planned anew. Throws BlueTuskPoolTimeoutException and what checkAuthentication()

@@ -19,7 +19,7 @@ namespace Detail {
 bool Router::waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::Timestamp checkoutDeadline, bool preferredWait,
 	PoolEntryPtr& result)
 {
-	// Section 5, step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
+	// doc/pooling.md, checkout step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
 	std::vector<EndpointPool*> waitOn = !state.saturated.empty() ? state.saturated : state.saturatedLate;
 	if (!_request.pooled || waitOn.empty()) return true;   // nothing to wait for: result stays null
 	if (state.preferredTimeout) state.preferredTimeout->rethrow();   // Checkout Timeout is spent: no second wait

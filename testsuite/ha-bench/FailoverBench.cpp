@@ -14,7 +14,7 @@
 // to the kill and to the promotion), failed connects or checkouts, failed writes, writes acknowledged by
 // another member after the promotion (non-leader), writes the killed leader's backends still acknowledged
 // after the kill, and sessions on a standby. Prints one line per client and appends one JSON line
-// (the run) to --json FILE, which testsuite/ha-bench/report.py turns into the tables of doc/performance.md.
+// (the run) to --json FILE, which testsuite/ha-bench/report.py turns into the tables of doc/failover-benchmark.md.
 //
 // Usage: bluetusk-failover-bench --haproxy-port PORT [--run N] [--json FILE] [--failover-timeout S]
 //        [--pause-ms MS] [--after-ms MS]

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// The one redaction point every message passes before it leaves BlueTusk (doc/routing.md,
+// The one redaction point every message passes before it leaves BlueTusk (doc/transport.md,
 // "Secrets"): it knows the secrets of one ConnectionSettings, wherever malformed input put them.
 //
 

@@ -2,7 +2,7 @@
 // SecretsFaultTest.cpp
 //
 // No exception text, nested exception, per-address diagnostic or log line may contain the password
-// (doc/routing.md "Secrets"). A unique password is used while every startup failure the peers can
+// (doc/transport.md, "Secrets"). A unique password is used while every startup failure the peers can
 // produce is provoked, with every logger at trace level captured.
 //
 

@@ -1,7 +1,7 @@
 //
 // ResetGuaranteeIntegrationTest.cpp
 //
-// What the reset on return guarantees (doc/pooling.md, "Reset on return"), against the real primary: after
+// What the reset on return guarantees (doc/pooling.md, "When a session comes back"), against the real primary: after
 // a lease that SET a setting, created a temporary table, LISTENed, took a session-level advisory lock,
 // opened a cursor WITH HOLD and left a transaction open, the next lease on the same server session sees
 // none of it, both with DISCARD ALL and with the statement-keeping reset (the session holds a prepared
