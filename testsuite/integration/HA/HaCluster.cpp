@@ -6,6 +6,8 @@
 #include "TestEnvironment.h"
 #include "Poco/Environment.h"
 #include "Poco/NumberParser.h"
+#include "Poco/Thread.h"
+#include "Poco/Timestamp.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <cstdio>
 #include <sys/wait.h>
@@ -84,13 +86,23 @@ int HaCluster::run(const std::string& arguments, std::string* output) const
 
 int HaCluster::leader() const
 {
-	std::string text;
-	if (run("leader 2>/dev/null", &text) != 0) return 0;
-	for (int node = 1; node <= 3; ++node)
+	// The manager reads the members from its REST API or monitor: on a loaded machine one read can fail or
+	// catch a member between states right after "wait" found the cluster healthy, so a missing answer is
+	// asked again for up to 15 s before the caller is told there is no leader.
+	const Poco::Timestamp started;
+	for (;;)
 	{
-		if (text.rfind(host(node) + ":", 0) == 0) return node;
+		std::string text;
+		if (run("leader 2>/dev/null", &text) == 0)
+		{
+			for (int node = 1; node <= 3; ++node)
+			{
+				if (text.rfind(host(node) + ":", 0) == 0) return node;
+			}
+		}
+		if (started.elapsed() > 15 * Poco::Timestamp::resolution()) return 0;
+		Poco::Thread::sleep(200);
 	}
-	return 0;
 }
 
 

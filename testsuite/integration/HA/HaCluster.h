@@ -48,7 +48,8 @@ struct HaCluster
 		/// output is given, its standard output (standard error goes to the test's).
 
 	int leader() const;
-		/// The member the manager names as the primary (the script's "leader"), or 0 when none.
+		/// The member the manager names as the primary (the script's "leader"), or 0 when none is named for
+		/// 15 s (a failed or empty answer is asked again every 200 ms until then).
 
 	void waitHealthy(int seconds) const;
 		/// The script's "wait <seconds>": a primary and two replicas following it. Fails the test (CppUnit

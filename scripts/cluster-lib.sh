@@ -1,9 +1,41 @@
 # shellcheck shell=bash
 #
-# scripts/ha-lib.sh: process helpers shared by the failover-manager clusters (scripts/patroni,
-# scripts/pg-auto-failover): daemons run as the postgres user in their own session, pid files, waits, a lock.
-# Source it after defining log() and die() (messages) and DIR (the cluster's state directory); it defines
-# functions only. spawn() writes the daemon's output to the file named by LOGFILE.
+# scripts/cluster-lib.sh: the helpers the three cluster managers share (scripts/cluster, scripts/patroni,
+# scripts/pg-auto-failover): messages, the nodes' addresses and directories, daemons run as the postgres user
+# in their own session, pid files, waits, a lock. It defines functions only; they use DIR (the cluster's state
+# directory), NODES (the node numbers) and BT_TOOL (the manager's name in messages, default: the script's
+# file name). A manager may redefine one after sourcing (scripts/cluster's as_pg keeps runuser's environment).
+# spawn() writes the daemon's output to the file named by LOGFILE.
+
+log()
+{
+	printf '==> %s: %s
+' "${BT_TOOL:-$(basename "$0")}" "$*"
+}
+
+
+die()
+{
+	printf '%s: error: %s\n' "${BT_TOOL:-$(basename "$0")}" "$*" >&2
+	exit 1
+}
+
+
+node_ip()    { echo "127.0.0.$1"; }
+node_dir()   { echo "$DIR/node$1"; }
+data_dir()   { echo "$(node_dir "$1")/data"; }
+socket_dir() { echo "$(node_dir "$1")/socket"; }
+
+
+check_node()
+	# Dies unless $1 is one of NODES.
+{
+	local n
+	for n in "${NODES[@]}"; do
+		[ "${1:-}" = "$n" ] && return 0
+	done
+	die "node must be one of ${NODES[*]} (got '${1:-}')"
+}
 
 is_root()
 {
@@ -104,5 +136,5 @@ lock_cluster()
 	local file="$DIR.lock"
 	[ -e "$file" ] || ( umask 000; : >"$file" ) 2>/dev/null || true
 	exec 9<"$file" || die "cannot open $file"
-	flock -w 300 9 || die "another scripts/$(basename "$0") command holds $file"
+	flock -w 300 9 || die "another scripts/${BT_TOOL:-$(basename "$0")} command holds $file"
 }
