@@ -39,7 +39,7 @@ struct ConnectionKeywords
 		const char* environment; /// the environment variable used when the setting is not given, or nullptr
 		KeywordField field;      /// its parser, formatter and comparison (KeywordFields.h)
 		Printing printing;       /// when toString() writes it (with a field.format)
-		const char* example;     /// a valid value that differs from the default, for the table's own test; nullptr for a keyword that stores nothing
+		const char* example;     /// a valid value that differs from the default, for the table's own test; nullptr when no value stands alone (a refused keyword; Service, which needs a service file)
 		const char* setting = nullptr;
 			/// the canonical name of the keyword whose setting this one sets too (readonly: "Target Session
 			/// Attributes"; Load Balance Hosts: "Host Order"), or nullptr for its own. Keywords of one setting are

@@ -94,6 +94,9 @@ public:
 				CPPUNIT_ASSERT_MESSAGE(name + " is printed when its value changed, but has no comparison", keyword.field.same != nullptr);
 			if (keyword.secret)
 				CPPUNIT_ASSERT_MESSAGE(name + " is a secret: it needs a format for the redactor", keyword.field.format != nullptr);
+			else if (keyword.environment && keyword.field.format)
+				CPPUNIT_ASSERT_MESSAGE(name + " has an environment variable: toString() must always print it, so that the text means the same in any"
+					" environment", keyword.printing == Detail::Printing::Always);
 			if (keyword.field.same)
 				CPPUNIT_ASSERT_MESSAGE(name + " drives a setting: it needs an example value", keyword.example != nullptr);
 		}
