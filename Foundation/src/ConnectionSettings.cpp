@@ -9,14 +9,12 @@
 
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Lsn.h"
 #include "ConnectionKeywords.h"
 #include "ConnectionStringForm.h"
 #include "HostList.h"
 #include "ServiceFile.h"
 #include "SecretRedaction.h"
 #include "BlueTusk/SecretRedactor.h"
-#include "SettingValues.h"
 #include "ValueText.h"
 #include "Poco/Environment.h"
 #include <algorithm>
@@ -91,7 +89,7 @@ std::string variable(const std::map<std::string, std::string>& environment, cons
 
 
 void applyService(ConnectionSettings& settings, const std::string& service, const std::string& serviceFile,
-	const std::map<std::string, std::string>& environment, std::set<Detail::Setting>& given, std::vector<std::string>& secrets)
+	const std::map<std::string, std::string>& environment, std::set<std::string>& given, std::vector<std::string>& secrets)
 	/// libpq's precedence: a service's keyword applies only when the connection string did not give it, and
 	/// before the environment; within the service the first line of a keyword counts (as libpq).
 {
@@ -101,14 +99,15 @@ void applyService(ConnectionSettings& settings, const std::string& service, cons
 		const std::vector<std::string> candidates = Detail::passwordCandidates(line.keyword + "=" + line.value).texts;
 		secrets.insert(secrets.end(), candidates.begin(), candidates.end());
 	}
-	std::set<Detail::Setting> fromService;
+	std::set<std::string> fromService;
 	for (const Detail::KeywordValue& line: definition.lines)
 	{
 		const std::string where = "service file " + Detail::quoted(definition.file) + ", line " + std::to_string(line.position);
 		const auto& keyword = findKeyword(line.keyword, " in " + where);
-		if (given.count(keyword.setting) || fromService.count(keyword.setting)) continue;
+		const std::string setting = ConnectionKeywords::settingOf(keyword);
+		if (given.count(setting) || fromService.count(setting)) continue;
 		ConnectionKeywords::apply(settings, keyword, line.value, Detail::trim(line.keyword) + " (" + where + ")");
-		fromService.insert(keyword.setting);
+		fromService.insert(setting);
 	}
 	given.insert(fromService.begin(), fromService.end());
 }
@@ -118,30 +117,31 @@ ConnectionSettings parseUnredacted(const std::string& connectionString, const st
 	std::vector<std::string>& secrets)
 {
 	ConnectionSettings settings;
-	std::set<Detail::Setting> given;
+	std::set<std::string> given;
 	const bool url = Detail::detectForm(connectionString) == Detail::ConnectionStringForm::Url;
 	for (const Detail::KeywordValue& pair: Detail::tokenize(connectionString))
 	{
 		const std::string where = " at " + Detail::position(pair.position);
 		const auto& keyword = url ? findUrlKeyword(pair.keyword, where) : findKeyword(pair.keyword, where);
 		ConnectionKeywords::apply(settings, keyword, pair.value, Detail::trim(pair.keyword));
-		given.insert(keyword.setting);
+		given.insert(ConnectionKeywords::settingOf(keyword));
 	}
 
 	// service (or PGSERVICE) and its file (or PGSERVICEFILE): libpq reads the service before the environment
-	std::string service = given.count(Detail::Setting::Service) ? ConnectionKeywords::serviceOf(settings) : variable(environment, "PGSERVICE");
-	const std::string serviceFile = given.count(Detail::Setting::ServiceFile) ? ConnectionKeywords::serviceFileOf(settings) : variable(environment, "PGSERVICEFILE");
-	given.insert(Detail::Setting::Service);
-	given.insert(Detail::Setting::ServiceFile);
+	std::string service = given.count("Service") ? ConnectionKeywords::serviceOf(settings) : variable(environment, "PGSERVICE");
+	const std::string serviceFile = given.count("Service File") ? ConnectionKeywords::serviceFileOf(settings) : variable(environment, "PGSERVICEFILE");
+	given.insert("Service");
+	given.insert("Service File");
 	if (!Detail::trim(service).empty()) applyService(settings, Detail::trim(service), serviceFile, environment, given, secrets);
 
 	for (const auto& keyword: ConnectionKeywords::all())
 	{
-		if (!keyword.environment || given.count(keyword.setting)) continue;
+		const std::string setting = ConnectionKeywords::settingOf(keyword);
+		if (!keyword.environment || given.count(setting)) continue;
 		const auto variable = environment.find(keyword.environment);
 		if (variable == environment.end() || variable->second.empty()) continue;
 		ConnectionKeywords::apply(settings, keyword, variable->second, std::string(keyword.environment) + " (environment)");
-		given.insert(keyword.setting);
+		given.insert(setting);
 	}
 	ConnectionKeywords::finish(settings, true, true);
 	settings.validate();
@@ -183,8 +183,12 @@ ConnectionSettings ConnectionSettings::parse(const std::string& connectionString
 {
 	Detail::PasswordCandidates candidates = Detail::passwordCandidates(connectionString);
 	std::vector<std::string>& secrets = candidates.texts;
-	const auto password = environment.find("PGPASSWORD");
-	if (password != environment.end()) secrets.push_back(password->second);
+	for (const auto& keyword: ConnectionKeywords::all())
+	{
+		if (!keyword.secret || !keyword.environment) continue; // PGPASSWORD
+		const auto variable = environment.find(keyword.environment);
+		if (variable != environment.end()) secrets.push_back(variable->second);
+	}
 	try
 	{
 		ConnectionSettings settings = parseUnredacted(connectionString, environment, secrets);
@@ -206,13 +210,13 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 	try
 	{
 		const auto& entry = findKeyword(keyword, "");
-		if (entry.setting == Detail::Setting::Service || entry.setting == Detail::Setting::ServiceFile)
+		const std::string setting = ConnectionKeywords::settingOf(entry);
+		if (setting == "Service" || setting == "Service File")
 			throw BlueTuskConnectionStringException(Detail::trim(keyword) + ": a service cannot be applied as an override (its keywords"
 				" only fill in what a connection string leaves out); write it in the connection string");
 		ConnectionSettings changed(*this);
 		ConnectionKeywords::apply(changed, entry, value, Detail::trim(keyword));
-		ConnectionKeywords::finish(changed, entry.setting == Detail::Setting::Host || entry.setting == Detail::Setting::Port ||
-			entry.setting == Detail::Setting::HostAddress);
+		ConnectionKeywords::finish(changed, setting == "Host" || setting == "Port" || setting == "Host Address");
 		changed._secrets.insert(changed._secrets.end(), secrets.begin(), secrets.end());
 		changed._secretsComplete = _secretsComplete && candidates.complete;
 		*this = std::move(changed);
@@ -229,8 +233,10 @@ void ConnectionSettings::set(const std::string& keyword, const std::string& valu
 SecretRedactor ConnectionSettings::redactor() const
 {
 	std::vector<std::string> secrets = _secrets;
-	secrets.push_back(password);
-	secrets.push_back(sslPassword);
+	for (const auto& keyword: ConnectionKeywords::all())
+	{
+		if (keyword.secret) secrets.push_back(keyword.field.format(*this)); // Password, SSL Password
+	}
 	return SecretRedactor(secrets, _secretsComplete);
 }
 
@@ -247,89 +253,17 @@ std::string ConnectionSettings::toString() const
 	// application name): it is masked there too, so no printed connection string shows it. Numbers and
 	// enumeration names are canonical and printed as they are.
 	const SecretRedactor secrets = redactor();
-	std::string text;
-	auto add = [&text](const char* name, const std::string& value)
-	{
-		text += std::string(name) + "=" + quoteValue(value) + ";"; // the final ';' keeps it in the Npgsql form
-	};
-	auto addText = [&add, &secrets](const char* name, const std::string& value)
-	{
-		add(name, secrets.redact(value));
-	};
-	addText("Host", Detail::hostListText(endpoints));
-	add("Port", Detail::portListText(endpoints));
-	addText("Database", database);
-	addText("Username", username);
-	if (!password.empty()) add("Password", "***");
-	addText("Application Name", applicationName);
-	add("Target Session Attributes", BlueTusk::toString(targetSessionAttributes));
-	addText("Host Order", hostOrder);
-	add("Timeout", Detail::formatSeconds(connectTimeout));
-	add("SSL Mode", BlueTusk::toString(sslMode));
-	addText("Root Certificate", rootCertificate);
-	addText("Passfile", passfile);
-	add("Require Auth", requireAuth.toString());
-	add("Channel Binding", BlueTusk::toString(channelBinding));
-	addText("Host Address", Detail::hostAddressListText(endpoints));
-	addText("Options", options);
-	add("Client Encoding", "UTF8"); // the only one BlueTusk speaks; written so that PGCLIENTENCODING cannot apply
-	addText("Require Peer", requirePeer);
-	add("Service", ""); // the service's keywords are in the settings already; an empty one keeps PGSERVICE out
-
 	const ConnectionSettings defaults;
-	auto seconds = [](const Poco::Timespan& span) { return Detail::formatSeconds(span); };
-	auto boolean = [](bool value) { return std::string(value ? "true" : "false"); };
-	auto addIfChanged = [&add](const char* name, const std::string& value, const std::string& defaultValue)
+	std::string text;
+	for (const auto& keyword: ConnectionKeywords::all())
 	{
-		if (value != defaultValue) add(name, value);
-	};
-	addIfChanged("Failover Timeout", seconds(failoverTimeout), seconds(defaults.failoverTimeout));
-	addIfChanged("Host Recheck Seconds", seconds(hostRecheck), seconds(defaults.hostRecheck));
-	addIfChanged("Pooling", boolean(pooling), boolean(defaults.pooling));
-	addIfChanged("Minimum Pool Size", std::to_string(minPoolSize), std::to_string(defaults.minPoolSize));
-	addIfChanged("Maximum Pool Size", std::to_string(maxPoolSize), std::to_string(defaults.maxPoolSize));
-	addIfChanged("Connection Idle Lifetime", seconds(connectionIdleLifetime), seconds(defaults.connectionIdleLifetime));
-	addIfChanged("Connection Lifetime", seconds(connectionLifetime), seconds(defaults.connectionLifetime));
-	addIfChanged("Checkout Timeout", seconds(checkoutTimeout), seconds(defaults.checkoutTimeout));
-	addIfChanged("No Reset On Close", boolean(noResetOnClose), boolean(defaults.noResetOnClose));
-	if (evictionPolicy != defaults.evictionPolicy) addText("Eviction Policy", evictionPolicy);
-	if (!pluginPath.empty()) addText("Plugin Path", Detail::join(pluginPath, ","));
-	addIfChanged("Command Timeout", seconds(commandTimeout), seconds(defaults.commandTimeout));
-	addIfChanged("Failover Poll Milliseconds", std::to_string(failoverPoll.totalMilliseconds()), std::to_string(defaults.failoverPoll.totalMilliseconds()));
-	addIfChanged("Max Auto Prepare", std::to_string(maxAutoPrepare), std::to_string(defaults.maxAutoPrepare));
-	addIfChanged("Auto Prepare Min Usages", std::to_string(autoPrepareMinUsages), std::to_string(defaults.autoPrepareMinUsages));
-	addIfChanged("Keepalive", std::to_string(keepalive.totalSeconds()), std::to_string(defaults.keepalive.totalSeconds()));
-	addIfChanged("Tcp User Timeout", std::to_string(tcpUserTimeout.totalMilliseconds()), std::to_string(defaults.tcpUserTimeout.totalMilliseconds()));
-	addIfChanged("Read Your Writes", boolean(readYourWrites), boolean(defaults.readYourWrites));
-	addIfChanged("Read Your Writes Timeout", std::to_string(readYourWritesTimeout.totalMilliseconds()), std::to_string(defaults.readYourWritesTimeout.totalMilliseconds()));
-	addIfChanged("Max Standby Lag", formatByteSizeSetting(maxStandbyLag), formatByteSizeSetting(defaults.maxStandbyLag));
-	addIfChanged("Role Recheck Milliseconds", std::to_string(roleRecheck.totalMilliseconds()), std::to_string(defaults.roleRecheck.totalMilliseconds()));
-	if (!searchPath.empty()) addText("Search Path", searchPath);
-	if (!fallbackApplicationName.empty()) addText("Fallback Application Name", fallbackApplicationName);
-	if (keepalives != Keepalives::Unset) add("Keepalives", boolean(keepalives == Keepalives::On));
-	addIfChanged("Keepalives Interval", std::to_string(keepaliveInterval.totalSeconds()), std::to_string(defaults.keepaliveInterval.totalSeconds()));
-	addIfChanged("Keepalives Count", std::to_string(keepaliveCount), std::to_string(defaults.keepaliveCount));
-	// TLS, protocol version and Kerberos keywords: those with an environment variable always
-	addText("SSL Certificate", sslCertificate);
-	addText("SSL Key", sslKey);
-	if (!sslPassword.empty()) add("SSL Password", "***");
-	add("SSL Certificate Mode", BlueTusk::toString(sslCertMode));
-	addText("SSL CRL", sslCrl);
-	addText("SSL CRL Directory", sslCrlDirectory);
-	add("SSL SNI", boolean(sslSni));
-	add("SSL Min Protocol Version", BlueTusk::toString(sslMinProtocolVersion));
-	add("SSL Max Protocol Version", BlueTusk::toString(sslMaxProtocolVersion));
-	if (!sslKeyLogFile.empty()) addText("SSL Key Log File", sslKeyLogFile);
-	add("Min Protocol Version", "3." + std::to_string(minProtocolVersion));
-	add("Max Protocol Version", maxProtocolVersion < 0 ? std::string() : "3." + std::to_string(maxProtocolVersion));
-	add("SSL Negotiation", BlueTusk::toString(sslNegotiation));
-	addText("Kerberos Service Name", kerberosServiceName);
-	add("GSS Encryption Mode", BlueTusk::toString(gssEncMode));
-	add("GSS Delegation", boolean(gssDelegation));
-	if (!topologySource.empty()) addText("Topology Source", topologySource);
-	addIfChanged("Topology Refresh Interval", seconds(topologyRefresh), seconds(defaults.topologyRefresh));
-	addIfChanged("Health Check Interval", seconds(healthCheckInterval), seconds(defaults.healthCheckInterval));
-	addIfChanged("Max Connecting", std::to_string(maxConnecting), std::to_string(defaults.maxConnecting));
+		if (!keyword.field.format) continue;
+		const std::string value = keyword.field.format(*this);
+		if (keyword.printing == Detail::Printing::WhenTextChanged && value == keyword.field.format(defaults)) continue;
+		if (keyword.printing == Detail::Printing::WhenValueChanged && keyword.field.same(*this, defaults)) continue;
+		const std::string printed = keyword.secret ? std::string("***") : keyword.field.freeText ? secrets.redact(value) : value;
+		text += std::string(keyword.name) + "=" + quoteValue(printed) + ";"; // the final ';' keeps it in the Npgsql form
+	}
 	return text;
 }
 
@@ -388,67 +322,11 @@ int ConnectionSettings::requestedProtocolVersion() const
 
 bool ConnectionSettings::operator == (const ConnectionSettings& other) const
 {
-	return endpoints == other.endpoints &&
-		database == other.database &&
-		username == other.username &&
-		password == other.password &&
-		applicationName == other.applicationName &&
-		targetSessionAttributes == other.targetSessionAttributes &&
-		hostOrder == other.hostOrder &&
-		connectTimeout == other.connectTimeout &&
-		failoverTimeout == other.failoverTimeout &&
-		hostRecheck == other.hostRecheck &&
-		roleRecheck == other.roleRecheck &&
-		failoverPoll == other.failoverPoll &&
-		readYourWrites == other.readYourWrites &&
-		readYourWritesTimeout == other.readYourWritesTimeout &&
-		maxStandbyLag == other.maxStandbyLag &&
-		sslMode == other.sslMode &&
-		rootCertificate == other.rootCertificate &&
-		passfile == other.passfile &&
-		pooling == other.pooling &&
-		minPoolSize == other.minPoolSize &&
-		maxPoolSize == other.maxPoolSize &&
-		connectionIdleLifetime == other.connectionIdleLifetime &&
-		connectionLifetime == other.connectionLifetime &&
-		checkoutTimeout == other.checkoutTimeout &&
-		noResetOnClose == other.noResetOnClose &&
-		evictionPolicy == other.evictionPolicy &&
-		pluginPath == other.pluginPath &&
-		commandTimeout == other.commandTimeout &&
-		maxAutoPrepare == other.maxAutoPrepare &&
-		autoPrepareMinUsages == other.autoPrepareMinUsages &&
-		keepalive == other.keepalive &&
-		tcpUserTimeout == other.tcpUserTimeout &&
-		requireAuth == other.requireAuth &&
-		channelBinding == other.channelBinding &&
-		fallbackApplicationName == other.fallbackApplicationName &&
-		options == other.options &&
-		searchPath == other.searchPath &&
-		keepalives == other.keepalives &&
-		keepaliveInterval == other.keepaliveInterval &&
-		keepaliveCount == other.keepaliveCount &&
-		requirePeer == other.requirePeer &&
-		sslCertificate == other.sslCertificate &&
-		sslKey == other.sslKey &&
-		sslPassword == other.sslPassword &&
-		sslCertMode == other.sslCertMode &&
-		sslCrl == other.sslCrl &&
-		sslCrlDirectory == other.sslCrlDirectory &&
-		sslSni == other.sslSni &&
-		sslMinProtocolVersion == other.sslMinProtocolVersion &&
-		sslMaxProtocolVersion == other.sslMaxProtocolVersion &&
-		sslKeyLogFile == other.sslKeyLogFile &&
-		minProtocolVersion == other.minProtocolVersion &&
-		maxProtocolVersion == other.maxProtocolVersion &&
-		sslNegotiation == other.sslNegotiation &&
-		kerberosServiceName == other.kerberosServiceName &&
-		gssEncMode == other.gssEncMode &&
-		gssDelegation == other.gssDelegation &&
-		topologySource == other.topologySource &&
-		topologyRefresh == other.topologyRefresh &&
-		healthCheckInterval == other.healthCheckInterval &&
-		maxConnecting == other.maxConnecting;
+	for (const auto& keyword: ConnectionKeywords::all())
+	{
+		if (keyword.field.same && !keyword.field.same(*this, other)) return false;
+	}
+	return true;
 }
 
 
