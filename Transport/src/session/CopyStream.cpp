@@ -10,7 +10,7 @@
 
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CopyIn.h"
-#include "WireValue.h"
+#include "protocol/WireValue.h"
 #include "Poco/Net/NetException.h"
 
 namespace BlueTusk {

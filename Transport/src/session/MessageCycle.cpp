@@ -12,7 +12,7 @@
 #include "StatementInvalidation.h"
 #include "BlueTusk/Dialer.h"
 #include "SessionSupport.h"
-#include "MessageDecoding.h"
+#include "protocol/MessageDecoding.h"
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include <algorithm>
