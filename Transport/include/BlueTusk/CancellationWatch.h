@@ -21,7 +21,7 @@ class OpenCancellation;
 
 
 class BlueTusk_Transport_API CancellationWatch
-	/// Watches an OpenCancellation (Session.h) while one SessionFactory::openCancellable() runs: it
+	/// Watches an OpenCancellation (OpenCancellation.h) while one SessionFactory::openCancellable() runs: it
 	/// registers itself with the cancellation, and OpenCancellation::cancel() shuts down every socket
 	/// registered with add() (shutdown(2) on both directions) in the cancelling thread, which wakes any
 	/// connect, TLS handshake or receive blocked on it at once. No thread, no polling: a cancelled race

@@ -246,6 +246,16 @@ private:
 		/// Remembers sql's row count when its first result had at least 1,024 rows; forgets it when fewer.
 	std::vector<QueryResult> readCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
+	template <typename OnMessage>
+	void readToReady(const char* during, OnMessage&& onMessage);
+		/// The one reader of backend messages up to ReadyForQuery (defined in src/session/ReadyReader.h),
+		/// which every command's answer goes through: waits for each message under the command timeout or
+		/// the deadline (awaitInCycle()) and hands it to onMessage, a bool(const MessageReader::View&) that
+		/// returns false for a message it does not take; such a message is handled as an asynchronous one
+		/// (handleAsync(): ParameterStatus, NoticeResponse, NotificationResponse), or else is a protocol
+		/// violation ("unexpected ... from <server> <during>"). Returns after the ReadyForQuery
+		/// (handleReady()). A BlueTuskProtocolException, the handler's too, breaks the session; the handler's
+		/// other exceptions pass through unchanged.
 	bool writePendingReset();
 		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
 	std::vector<QueryResult> executeReadOnly(const std::string& sql);

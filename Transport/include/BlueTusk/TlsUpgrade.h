@@ -13,7 +13,7 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Deadline.h"
-#include "BlueTusk/TargetSessionAttributes.h"
+#include "BlueTusk/ConnectionSecurity.h"
 #include "Poco/Net/Context.h"
 #include "Poco/Net/SecureStreamSocket.h"
 #include "Poco/Net/StreamSocket.h"

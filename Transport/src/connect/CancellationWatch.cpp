@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/CancellationWatch.h"
-#include "BlueTusk/Session.h"
+#include "BlueTusk/OpenCancellation.h"
 #include <sys/socket.h>
 
 namespace BlueTusk {

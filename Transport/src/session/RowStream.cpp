@@ -7,6 +7,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include "ReadyReader.h"
 #include "SessionSupport.h"
 
 namespace BlueTusk {
@@ -21,18 +22,12 @@ const Poco::Timespan STOP_CANCEL_TIMEOUT(5, 0);
 void ProtocolSession::drainToReady()
 {
 	BackendMessage message;
-	for (;;)
+	readToReady("", [&](const MessageReader::View& view)
 	{
-		receiveInCycle(message);
-		switch (message.type)
+		switch (view.type)
 		{
-		case 'Z':
-			handleReady(message);
-			return;
 		case 'E':
-			{
-				BlueTuskServerException::Fields fields = errorOrFatal(message);
-			}
+			errorOrFatal(Detail::copyOf(view, message));   // a FATAL one throws, an ERROR is dropped
 			break;
 		case 'G':   // an unexpected COPY FROM STDIN: refuse it
 			_writer.begin('f');
@@ -41,10 +36,11 @@ void ProtocolSession::drainToReady()
 			sendWriter();
 			break;
 		default:
-			handleAsync(message);
+			handleAsync(Detail::copyOf(view, message));   // anything else is dropped
 			break;
 		}
-	}
+		return true;
+	});
 }
 
 
@@ -108,57 +104,40 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 			Detail::transportLogger().warning("%s: stopping a row stream: %s; reading the rest", where(), exc.displayText());
 		}
 	};
-	bool ready = false;
-	while (!ready)
+	readToReady("while streaming rows", [&](const MessageReader::View& view)
 	{
-		receiveInCycle(message);
-		try
+		switch (view.type)
 		{
-			switch (message.type)
+		case 'T':
+			columns = Detail::decodeRowDescription(view.type, view.body, view.length);
+			return true;
+		case 'D':
+			if (stopped) return true;
+			row = Detail::decodeDataRow(view.type, view.body, view.length, columns.size());
+			++delivered;
+			try
 			{
-			case 'T':
-				columns = message.rowDescription();
-				break;
-			case 'D':
-				if (stopped) break;
-				row = message.dataRow(columns.size());
-				++delivered;
-				try
-				{
-					if (!onRow(RowView(columns, row))) stop();
-				}
-				catch (...)
-				{
-					failure = std::current_exception();
-					stop();
-				}
-				break;
-			case 'C': case 'I': case 's': case '1': case '2': case '3': case 'n': case 't':
-				break;
-			case 'E':
-				{
-					BlueTuskServerException::Fields fields = errorOrFatal(message);
-					if (!(stopped && fields.sqlState == "57014") && !error) error.reset(new BlueTuskServerException(fields, true));
-				}
-				break;
-			case 'Z':
-				handleReady(message);
-				ready = true;
-				break;
-			default:
-				if (!handleAsync(message))
-					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while streaming rows");
-				break;
+				if (!onRow(RowView(columns, row))) stop();
 			}
+			catch (...)
+			{
+				failure = std::current_exception();
+				stop();
+			}
+			return true;
+		case 'C': case 'I': case 's': case '1': case '2': case '3': case 'n': case 't':
+			return true;
+		case 'E':
+			{
+				BlueTuskServerException::Fields fields = errorOrFatal(Detail::copyOf(view, message));
+				if (!(stopped && fields.sqlState == "57014") && !error) error.reset(new BlueTuskServerException(fields, true));
+			}
+			return true;
+		default:
+			return false;   // the asynchronous messages
 		}
-		catch (BlueTuskProtocolException&)
-		{
-			markBroken();
-			closeSocket();
-			throw;
-		}
-	}
-	// Outside the try: the callback's exception, whatever its type, leaves the session usable.
+	});
+	// After the reading: the callback's exception, whatever its type, leaves the session usable.
 	if (failure) std::rethrow_exception(failure);
 	if (error) error->rethrow();
 	return delivered;

@@ -11,7 +11,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
-#include "SigpipeGuard.h"
+#include "protocol/SigpipeGuard.h"
 #include "Poco/Net/NetException.h"
 #include <atomic>
 

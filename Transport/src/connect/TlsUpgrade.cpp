@@ -7,7 +7,7 @@
 #include "BlueTusk/TlsUpgrade.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "ClientCertificate.h"
-#include "SigpipeGuard.h"
+#include "protocol/SigpipeGuard.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/Logger.h"

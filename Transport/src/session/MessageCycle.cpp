@@ -12,7 +12,7 @@
 #include "StatementInvalidation.h"
 #include "BlueTusk/Dialer.h"
 #include "SessionSupport.h"
-#include "MessageDecoding.h"
+#include "ReadyReader.h"
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include <algorithm>
@@ -441,118 +441,103 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 		results.back().columns = *columns;
 		open = true;
 	}
-	MessageReader::View view;   // the hot messages are decoded in the reader's buffer, without a copy
-	for (;;)
+	// The hot messages are decoded in the reader's buffer, without a copy.
+	readToReady("while waiting for a result", [&](const MessageReader::View& view)
 	{
-		awaitInCycle();
-		_reader.next(view);
-		try
+		switch (view.type)
 		{
-			switch (view.type)
+		case 'T':
+			results.emplace_back();
+			results.back().columns = Detail::decodeRowDescription(view.type, view.body, view.length);
+			if (_rowsHint > 0 && results.size() == 1) results.back().rows.reserve(_rowsHint);
+			open = true;
+			return true;
+		case 'D':
+			if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
+			results.back().rows.push_back(Detail::decodeDataRow(view.type, view.body, view.length, results.back().columns.size()));
+			return true;
+		case 'C':
+			if (!open) results.emplace_back();
+			Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
+			if (Detail::changesSchema(results.back().commandTag)) noteSchemaChange(results.back().commandTag);
+			if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
+				results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
+			open = false;
+			copyOut = false;
+			return true;
+		case '1': // ParseComplete
+		case '2': // BindComplete
+		case '3': // CloseComplete
+		case 'n': // NoData
+			return true;
+		case 'I': // EmptyQueryResponse
+		case 's': // PortalSuspended
+			open = false;
+			return true;
+		case 't': // ParameterDescription
+			_parameterDescription = Detail::copyOf(view, message).parameterDescription();
+			return true;
+		case 'E':
 			{
-			case 'T':
-				results.emplace_back();
-				results.back().columns = Detail::decodeRowDescription(view.type, view.body, view.length);
-				if (_rowsHint > 0 && results.size() == 1) results.back().rows.reserve(_rowsHint);
-				open = true;
-				continue;
-			case 'D':
-				if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
-				results.back().rows.push_back(Detail::decodeDataRow(view.type, view.body, view.length, results.back().columns.size()));
-				continue;
-			case 'C':
-				if (!open) results.emplace_back();
-				Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
-				if (Detail::changesSchema(results.back().commandTag)) noteSchemaChange(results.back().commandTag);
-				if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
-					results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
+				BlueTuskServerException::Fields fields = errorOrFatal(Detail::copyOf(view, message));
+				if (!error) error.reset(new BlueTuskServerException(fields, true));
 				open = false;
-				copyOut = false;
-				continue;
-			case 'Z':
-				handleReady(Detail::decodeReadyForQuery(view.type, view.body, view.length));
-				if (error)
-				{
-					if (_cancelSentForTimeout && error->sqlState() == "57014")
-					{
-						BlueTuskServerException::Fields fields = error->fields();
-						fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
-						throw BlueTuskServerException(fields, true);
-					}
-					error->rethrow();
-				}
-				return results;
-			case '1': // ParseComplete
-			case '2': // BindComplete
-			case '3': // CloseComplete
-			case 'n': // NoData
-				continue;
-			default:
-				message.type = view.type;   // the rest as a BackendMessage (a copy of the body)
-				message.body.assign(view.body, view.length);
-				break;
 			}
-			switch (message.type)
+			return true;
+		case 'G': // CopyInResponse: refuse, the server then reports an error
+			try
 			{
-			case 'I': // EmptyQueryResponse
-			case 's': // PortalSuspended
-				open = false;
-				break;
-			case 't': // ParameterDescription
-				_parameterDescription = message.parameterDescription();
-				break;
-			case 'E':
-				{
-					BlueTuskServerException::Fields fields = errorOrFatal(message);
-					if (!error) error.reset(new BlueTuskServerException(fields, true));
-					open = false;
-				}
-				break;
-			case 'G': // CopyInResponse: refuse, the server then reports an error
 				_writer.begin('f');
 				_writer.putCString("COPY FROM STDIN runs through Session::copyIn(), not as a query");
 				_writer.end();
 				_writer.send(_socket);
-				break;
-			case 'H': // CopyOutResponse: discard the data, report an error at the end
-				copyOut = true;
-				if (!error)
-				{
-					BlueTuskServerException::Fields fields;
-					fields.severity = "ERROR";
-					fields.sqlState = "0A000";
-					fields.message = "COPY TO STDOUT runs through Session::copyOut(), not as a query; the data was discarded";
-					error.reset(new BlueTuskServerException(fields, true));
-				}
-				break;
-			case 'd':
-			case 'c':
-				if (!copyOut) throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where());
-				break;
-			default:
-				if (!handleAsync(message))
-					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " while waiting for a result");
-				break;
 			}
+			catch (BlueTuskProtocolException&)
+			{
+				throw;   // readToReady() breaks the session
+			}
+			catch (BlueTuskServerException&)
+			{
+				throw;
+			}
+			catch (Poco::Exception& exc)
+			{
+				markBroken();
+				closeSocket();
+				if (_deadline) throw;
+				throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
+			}
+			return true;
+		case 'H': // CopyOutResponse: discard the data, report an error at the end
+			copyOut = true;
+			if (!error)
+			{
+				BlueTuskServerException::Fields fields;
+				fields.severity = "ERROR";
+				fields.sqlState = "0A000";
+				fields.message = "COPY TO STDOUT runs through Session::copyOut(), not as a query; the data was discarded";
+				error.reset(new BlueTuskServerException(fields, true));
+			}
+			return true;
+		case 'd':
+		case 'c':
+			if (!copyOut) throw BlueTuskProtocolException("unexpected " + Detail::copyOf(view, message).typeName() + " from " + where());
+			return true;
+		default:
+			return false;   // the asynchronous messages
 		}
-		catch (BlueTuskProtocolException&)
+	});
+	if (error)
+	{
+		if (_cancelSentForTimeout && error->sqlState() == "57014")
 		{
-			markBroken();
-			closeSocket();
-			throw;
+			BlueTuskServerException::Fields fields = error->fields();
+			fields.message = "command timeout of " + milliseconds(_commandTimeout) + " exceeded: " + fields.message;
+			throw BlueTuskServerException(fields, true);
 		}
-		catch (BlueTuskServerException&)
-		{
-			throw;
-		}
-		catch (Poco::Exception& exc)
-		{
-			markBroken();
-			closeSocket();
-			if (_deadline) throw;
-			throw BlueTuskSessionBrokenException("connection to " + where() + " lost: " + Dialer::errorText(exc, _address), Dialer::classify(exc));
-		}
+		error->rethrow();
 	}
+	return results;
 }
 
 } // namespace BlueTusk

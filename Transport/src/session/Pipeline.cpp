@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Pipeline.h"
 #include "BlueTusk/ProtocolSession.h"
+#include "ReadyReader.h"
 #include "StatementInvalidation.h"
 
 namespace BlueTusk {
@@ -303,22 +304,8 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 
 void ProtocolSession::readPipelineSync()
 {
-	BackendMessage message;
-	for (;;)   // up to this Sync's ReadyForQuery
-	{
-		receiveInCycle(message);
-		if (message.type == 'Z')
-		{
-			handleReady(message);
-			return;
-		}
-		if (!handleAsync(message) && message.type != '3')
-		{
-			markBroken();
-			closeSocket();
-			throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " at a pipeline sync point");
-		}
-	}
+	// up to this Sync's ReadyForQuery: a CloseComplete of a pending Close, the asynchronous messages
+	readToReady("at a pipeline sync point", [](const MessageReader::View& view) { return view.type == '3'; });
 }
 
 } // namespace BlueTusk

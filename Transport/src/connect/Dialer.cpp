@@ -7,7 +7,7 @@
 #include "BlueTusk/Dialer.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CancellationWatch.h"
-#include "SigpipeGuard.h"
+#include "protocol/SigpipeGuard.h"
 #include "Poco/Clock.h"
 #include "Poco/Error.h"
 #include "Poco/Logger.h"

@@ -6,7 +6,7 @@
 
 #include "BlueTusk/StartupGate.h"
 #include "BlueTusk/Deadline.h"
-#include "BlueTusk/Session.h"
+#include "BlueTusk/OpenCancellation.h"
 #include "Poco/Exception.h"
 #include <algorithm>
 

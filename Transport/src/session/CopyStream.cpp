@@ -10,7 +10,8 @@
 
 #include "BlueTusk/ProtocolSession.h"
 #include "BlueTusk/CopyIn.h"
-#include "WireValue.h"
+#include "protocol/WireValue.h"
+#include "ReadyReader.h"
 #include "Poco/Net/NetException.h"
 
 namespace BlueTusk {
@@ -335,61 +336,44 @@ Poco::UInt64 ProtocolSession::copyOut(const std::string& sql, const std::functio
 	Poco::UInt64 rows = 0;
 	std::exception_ptr failure;
 	std::unique_ptr<BlueTuskServerException> error;
-	BackendMessage message;
-	bool ready = false;
-	while (!ready)
+	readToReady("during COPY TO STDOUT", [&](const MessageReader::View& view)
 	{
-		receiveInCycle(message);
-		try
+		switch (view.type)
 		{
-			switch (message.type)
+		case 'd':
+			if (!failure)
 			{
-			case 'd':
-				if (!failure)
+				try
 				{
-					try
-					{
-						onData(message.body.data(), message.body.size());
-					}
-					catch (...)
-					{
-						failure = std::current_exception();
-					}
+					onData(view.body, view.length);
 				}
-				break;
-			case 'c':
-				break;
-			case 'C':
+				catch (...)
 				{
-					QueryResult tag;
-					tag.commandTag = message.commandComplete();
-					rows = tag.rowsAffected();
+					failure = std::current_exception();
 				}
-				break;
-			case 'E':
-				{
-					BlueTuskServerException::Fields fields = errorOrFatal(message);
-					if (!error) error.reset(new BlueTuskServerException(fields, true));
-				}
-				break;
-			case 'Z':
-				handleReady(message);
-				ready = true;
-				break;
-			default:
-				if (!handleAsync(message))
-					throw BlueTuskProtocolException("unexpected " + message.typeName() + " from " + where() + " during COPY TO STDOUT");
-				break;
 			}
+			return true;
+		case 'c':
+			return true;
+		case 'C':
+			{
+				QueryResult tag;
+				Detail::decodeCommandComplete(view.type, view.body, view.length, tag.commandTag);
+				rows = tag.rowsAffected();
+			}
+			return true;
+		case 'E':
+			{
+				BackendMessage message;
+				BlueTuskServerException::Fields fields = errorOrFatal(Detail::copyOf(view, message));
+				if (!error) error.reset(new BlueTuskServerException(fields, true));
+			}
+			return true;
+		default:
+			return false;   // the asynchronous messages
 		}
-		catch (BlueTuskProtocolException&)
-		{
-			markBroken();
-			closeSocket();
-			throw;
-		}
-	}
-	// Outside the try above: the consumer's exception (even a BlueTuskProtocolException of its own, as
+	});
+	// After the reading: the consumer's exception (even a BlueTuskProtocolException of its own, as
 	// BinaryCopyReader throws for data that is not binary COPY) does not break the session.
 	if (failure) std::rethrow_exception(failure);
 	if (error) error->rethrow();
