@@ -7,9 +7,10 @@
 //
 
 #include "PoolTestSupport.h"
-#include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
+#include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
+#include "BlueTusk/PluginSearchPath.h"
 #include "Poco/File.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
@@ -54,7 +55,7 @@ public:
 };
 
 
-const std::string pluginFile = std::string(BLUETUSK_PLUGIN_BUILD_DIR) + "/libBlueTuskEvictionPlugin.so";
+const std::string pluginFile = findPluginLibrary(pluginSearchPath({}), EVICTION_PLUGIN_LIBRARY);
 
 } // namespace
 
@@ -97,14 +98,15 @@ public:
 		PoolManager::Options options;
 		options.startPruning = startPruning;
 		options.pruneInterval = pruneInterval;
-		if (!policy) policy = std::make_shared<StandardEvictionPolicy>();
+		if (!policy) policy = standardEvictionPolicy();
 		_manager.reset(new PoolManager(settings, _factory, policy, options, _clock));
 		return *_manager;
 	}
 
 	void testLifetimeJitterBounds()
 	{
-		StandardEvictionPolicy policy;
+		const EvictionPolicy::Ptr standard = standardEvictionPolicy();
+		const EvictionPolicy& policy = *standard;
 		ConnectionSettings settings;
 		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(0), policy.lifetimeFor(settings).totalMicroseconds());
 
@@ -134,7 +136,8 @@ public:
 
 	void testStandardPolicyRules()
 	{
-		StandardEvictionPolicy policy;
+		const EvictionPolicy::Ptr standard = standardEvictionPolicy();
+		const EvictionPolicy& policy = *standard;
 		CPPUNIT_ASSERT_EQUAL(std::string("standard"), policy.name());
 		ConnectionSettings settings;
 		settings.connectionIdleLifetime = Poco::Timespan(60, 0);
@@ -386,7 +389,7 @@ public:
 
 	void testPolicySwappedByName()
 	{
-		CPPUNIT_ASSERT_MESSAGE("build BlueTuskEvictionPlugin first: " + pluginFile, Poco::File(pluginFile).exists());
+		CPPUNIT_ASSERT_MESSAGE("build BlueTuskEvictionPlugin first: " + describePluginSearchPath(pluginSearchPath({})), !pluginFile.empty() && Poco::File(pluginFile).exists());
 		// Resolved by name the way the data source does: the standard plugin library and a built-in class.
 		PluginRegistry<EvictionPolicy> registry("eviction");
 		registry.loadLibrary(pluginFile);
