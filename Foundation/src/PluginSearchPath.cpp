@@ -18,6 +18,9 @@
 #ifndef BLUETUSK_PLUGIN_INSTALL_DIR
 #define BLUETUSK_PLUGIN_INSTALL_DIR "/usr/local/lib/bluetusk/plugins"
 #endif
+#ifndef BLUETUSK_PLUGIN_SUBDIR
+#define BLUETUSK_PLUGIN_SUBDIR "bluetusk/plugins"
+#endif
 #ifndef BLUETUSK_PLUGIN_BUILD_DIR
 #define BLUETUSK_PLUGIN_BUILD_DIR ""
 #endif
@@ -73,29 +76,33 @@ std::vector<std::string> pluginSearchPath(const std::vector<std::string>& plugin
 std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginPathSetting, const std::string& environmentValue)
 {
 	std::vector<std::string> path;
+	addEntry(path, pluginRelocatedDirectory());
 	for (const auto& entry: pluginPathSetting) addEntry(path, entry);
 	for (const auto& entry: Detail::split(environmentValue, ':')) addEntry(path, entry);
-	addEntry(path, pluginRelocatedDirectory());
 	addEntry(path, pluginInstallDirectory());
-	addEntry(path, pluginBuildDirectory());
 	return path;
 }
 
 
 std::string pluginRelocatedDirectory()
 {
-	// The library that holds this function sits in <prefix>/<libdir>; its plugins in <libdir>/bluetusk/plugins,
-	// wherever the installed tree was moved to (cmake --install --prefix X, a packaged copy).
+	// The library that holds this function sits in <libdir> (build/lib in the build tree); the standard plugins
+	// in <libdir>/bluetusk/plugins, wherever the tree was built, installed or moved to (cmake --install --prefix
+	// X, a packaged copy).
 	Dl_info info;
 	if (dladdr(reinterpret_cast<void*>(&pluginRelocatedDirectory), &info) == 0 || !info.dli_fname) return std::string();
-	Poco::Path library(info.dli_fname);
-	library.makeAbsolute();
-	Poco::Path directory(library.parent());
-	directory.pushDirectory("bluetusk");
-	directory.pushDirectory("plugins");
-	std::string text = directory.toString();
-	if (text.size() > 1 && text.back() == '/') text.pop_back();
-	return isDirectory(text) ? text : std::string();
+	try
+	{
+		Poco::Path library(info.dli_fname);
+		library.makeAbsolute();
+		std::string directory = library.parent().toString(); // ends with '/'
+		if (directory.empty() || directory.back() != '/') directory += '/';
+		return directory + BLUETUSK_PLUGIN_SUBDIR;
+	}
+	catch (Poco::Exception&)
+	{
+		return std::string();
+	}
 }
 
 
@@ -177,6 +184,21 @@ std::vector<std::string> pluginLibrariesIn(const std::string& directory)
 std::string describePluginSearchPath(const std::vector<std::string>& searchPath)
 {
 	return searchPath.empty() ? std::string("(empty)") : Detail::join(searchPath, ", ");
+}
+
+
+const std::vector<std::string>& standardPluginLibraries()
+{
+	static const std::vector<std::string> libraries = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY,
+		EVICTION_PLUGIN_LIBRARY, RETRY_PLUGIN_LIBRARY, TOPOLOGY_PLUGIN_LIBRARY};
+	return libraries;
+}
+
+
+std::string standardPluginsMissingMessage(const std::vector<std::string>& problems, const std::vector<std::string>& searchPath)
+{
+	return std::string(problems.size() == 1 ? "a standard plugin library is missing: " : "standard plugin libraries are missing: ") +
+		Detail::join(problems, "; ") + " (searched " + describePluginSearchPath(searchPath) + ")";
 }
 
 } // namespace BlueTusk

@@ -260,7 +260,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	try
 	{
 		// a policy name may hold a password malformed input put there: the lookups' messages name it
-		if (!settings.pluginPath.empty()) c.loadStandardPlugins(settings.pluginPath);
+		c.loadStandardPlugins(settings.pluginPath); // every standard plugin, or an exception naming the paths searched
 		_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
 		_impl->target(settings.targetSessionAttributes);
 		eviction = c.evictionPolicy(settings.evictionPolicy);

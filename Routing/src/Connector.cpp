@@ -22,10 +22,6 @@ namespace BlueTusk {
 
 namespace {
 
-const char* const STANDARD_LIBRARIES[] = {HOST_ORDER_PLUGIN_LIBRARY, TARGET_SESSION_PLUGIN_LIBRARY, EVICTION_PLUGIN_LIBRARY, RETRY_PLUGIN_LIBRARY,
-	TOPOLOGY_PLUGIN_LIBRARY};
-
-
 std::string joined(const std::vector<std::string>& items, const std::string& separator)
 {
 	std::string text;
@@ -119,7 +115,7 @@ struct Connector::Impl
 		standardTried = true;
 		std::vector<std::string> path = searchPath(pluginPath);
 		lastSearchPath = path;
-		for (const char* base: STANDARD_LIBRARIES)
+		for (const std::string& base: standardPluginLibraries())
 		{
 			if (loadedStandard.count(base)) continue;
 			std::string file = findPluginLibrary(path, base);
@@ -161,6 +157,21 @@ struct Connector::Impl
 				}
 			}
 		}
+	}
+
+	void requireStandard()
+		/// Throws BlueTuskPluginException naming every standard library that could not be loaded and every
+		/// path searched, when there is one.
+	{
+		std::lock_guard<std::mutex> lock(mutex);
+		if (loadFailures.empty()) return;
+		std::vector<std::string> problems;
+		for (const std::string& base: standardPluginLibraries())
+		{
+			auto failure = loadFailures.find(base);
+			if (failure != loadFailures.end()) problems.push_back(failure->second);
+		}
+		throw BlueTuskPluginException(standardPluginsMissingMessage(problems, lastSearchPath));
 	}
 
 	std::string notFoundMessage(PolicyFamily family, const std::string& name, const std::vector<std::string>& available, const char* library)
@@ -257,6 +268,7 @@ Connector& Connector::defaultConnector()
 void Connector::loadStandardPlugins(const std::vector<std::string>& pluginPath)
 {
 	_impl->loadStandard(pluginPath);
+	_impl->requireStandard();
 }
 
 
@@ -284,13 +296,13 @@ void Connector::loadPlugin(const std::string& path)
 
 HostOrderPolicy::Ptr Connector::hostOrderPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], false);
+	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, HOST_ORDER_PLUGIN_LIBRARY, false);
 }
 
 
 HostOrderPolicy::Ptr Connector::createHostOrderPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, STANDARD_LIBRARIES[0], true);
+	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, HOST_ORDER_PLUGIN_LIBRARY, true);
 }
 
 
@@ -302,25 +314,25 @@ TargetSessionPolicy::Ptr Connector::targetSessionPolicy(TargetSessionAttributes 
 
 TargetSessionPolicy::Ptr Connector::targetSessionPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, STANDARD_LIBRARIES[1], false);
+	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, TARGET_SESSION_PLUGIN_LIBRARY, false);
 }
 
 
 EvictionPolicy::Ptr Connector::evictionPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, STANDARD_LIBRARIES[2], false);
+	return _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, EVICTION_PLUGIN_LIBRARY, false);
 }
 
 
 RetryPolicy::Ptr Connector::retryPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->retries, _impl->retryCache, PolicyFamily::Retry, name, STANDARD_LIBRARIES[3], false);
+	return _impl->lookup(_impl->retries, _impl->retryCache, PolicyFamily::Retry, name, RETRY_PLUGIN_LIBRARY, false);
 }
 
 
 TopologySource::Ptr Connector::createTopologySource(const std::string& name)
 {
-	return _impl->lookup(_impl->topologies, _impl->topologyCache, PolicyFamily::Topology, name, STANDARD_LIBRARIES[4], true);
+	return _impl->lookup(_impl->topologies, _impl->topologyCache, PolicyFamily::Topology, name, TOPOLOGY_PLUGIN_LIBRARY, true);
 }
 
 

@@ -251,6 +251,10 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				throw BlueTuskPluginException(sources.hostOrder + " (Plugin Path): " + exc.message());
 			}
 		}
+		else
+		{
+			connector.loadStandardPlugins(); // every standard plugin, or an exception naming the paths searched
+		}
 
 		HostOrderPolicy::Ptr hostOrder;
 		try

@@ -21,7 +21,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 		throw BlueTuskConnectionStringException("Read Your Writes=true needs a BlueTuskDataSource: its read checkouts wait for the "
 			"WAL position of the data source's own earlier writes, and an unpooled BlueTuskConnection::open() has no earlier write. "
 			"Open through BlueTuskDataSource (bluetusk-connect --pool), or leave Read Your Writes out of this connection string");
-	if (!settings.pluginPath.empty()) connector.loadStandardPlugins(settings.pluginPath);
+	connector.loadStandardPlugins(settings.pluginPath); // every standard plugin, or an exception naming the paths searched
 	auto state = std::make_unique<ConnectionState>();
 	state->settings = std::make_shared<const ConnectionSettings>(settings);
 

@@ -51,8 +51,31 @@ if(output MATCHES "consumer-secret")
   message(FATAL_ERROR "consumer output shows the password")
 endif()
 
+# A data source of the installed library finds the installed standard plugins, with no search path configured.
+set(plugindir ${prefix}/${LIBDIR}/bluetusk/plugins)
+run("data source" ${CMAKE_COMMAND} -E env --unset=BLUETUSK_PLUGIN_PATH ${consumer_build}/bluetusk-consumer --data-source)
+expect_lines("data source" "${output}" "data source created"
+  "targets any prefer-primary prefer-standby primary read-only read-write standby")
+
+# With a standard plugin file moved away, creating a data source fails naming it and every path searched (the
+# installed tree's own plugin directory first, BLUETUSK_PLUGIN_PATH's entries, the configured install directory),
+# never the password.
+file(RENAME ${plugindir}/libBlueTuskTargetSessionPlugin.so ${WORK_DIR}/libBlueTuskTargetSessionPlugin.so)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env BLUETUSK_PLUGIN_PATH=${WORK_DIR}/elsewhere
+    ${consumer_build}/bluetusk-consumer --data-source
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(RENAME ${WORK_DIR}/libBlueTuskTargetSessionPlugin.so ${plugindir}/libBlueTuskTargetSessionPlugin.so)
+if(status EQUAL 0)
+  message(FATAL_ERROR "a data source was created without libBlueTuskTargetSessionPlugin.so:\n${out}")
+endif()
+string(FIND "${err}" "libBlueTuskTargetSessionPlugin.so not found (searched ${plugindir}, ${WORK_DIR}/elsewhere, " at)
+if(at EQUAL -1 OR err MATCHES "consumer-secret")
+  message(FATAL_ERROR "the missing plugin's error does not name it and the paths searched (or shows the password):\n${err}")
+endif()
+message(STATUS "missing standard plugin: ${err}")
+
 # The installed plugins (whichever exist yet) are in the directory the package names.
-file(GLOB built_plugins ${BUILD_DIR}/plugins/*.so)
+file(GLOB built_plugins ${BUILD_DIR}/lib/bluetusk/plugins/*.so)
 foreach(plugin ${built_plugins})
   get_filename_component(name ${plugin} NAME)
   if(NOT EXISTS ${prefix}/${LIBDIR}/bluetusk/plugins/${name})

@@ -48,13 +48,15 @@ class BlueTusk_Routing_API Connector
 	/// learned host states (HostStateRegistry) shared by every BlueTuskConnection::open() and every
 	/// BlueTuskDataSource created through it.
 	///
-	/// Plugins. On first use of a registry the four standard plugin libraries (BlueTuskHostOrderPlugin,
-	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin, BlueTuskTopologyPlugin) are looked up along the plugin search path:
-	/// the directories or files of the connection string's "Plugin Path", then the BLUETUSK_PLUGIN_PATH
-	/// environment variable, then the install directory (lib/bluetusk/plugins), then the build tree.
-	/// A library that is not found leaves its family without the standard names (lookups then fail with a
-	/// BlueTuskPluginException saying where it looked). loadPlugin() adds a site library; its manifest
-	/// decides which family it extends.
+	/// Plugins. On first use of a registry the five standard plugin libraries (BlueTuskHostOrderPlugin,
+	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin, BlueTuskTopologyPlugin) are
+	/// looked up along the plugin search path (pluginSearchPath()): bluetusk/plugins beside the loaded BlueTusk
+	/// libraries first (the build tree's or the installed tree's own plugins), then the directories or files
+	/// of the connection string's "Plugin Path", then the BLUETUSK_PLUGIN_PATH environment variable, then the
+	/// configured install directory. Creating a data source or opening a connection calls
+	/// loadStandardPlugins(), which fails when a standard library is missing; a bare lookup of a name whose
+	/// library is missing fails with a BlueTuskPluginException saying where it looked. loadPlugin() adds a
+	/// site library; its manifest decides which family it extends.
 	///
 	/// A Connector is a handle: copies share the same registries, factory and host states; the shared
 	/// state lives as long as any copy, data source, connection or policy object obtained from it.
@@ -83,11 +85,13 @@ public:
 		/// BlueTuskDataSource::create(connectionString). Created on first use. Thread-safe.
 
 	void loadStandardPlugins(const std::vector<std::string>& pluginPath = {});
-		/// Loads the standard libraries not yet loaded, searching pluginPath first (the "Plugin Path"
-		/// setting: directories, or library files), then BLUETUSK_PLUGIN_PATH, the install directory and
-		/// the build tree. Called automatically on first use with an empty pluginPath. Never throws for a
-		/// library that is not found (the lookup of a name reports it); throws BlueTuskPluginException when
-		/// a library is found but cannot be loaded.
+		/// Loads the standard libraries not yet loaded along searchPath(pluginPath) (pluginPath: the "Plugin
+		/// Path" setting, directories or library files; its directories' site libraries are loaded too).
+		/// BlueTuskDataSource creation, BlueTuskConnection::open() and DataSourceSubsystem call it.
+		/// Throws BlueTuskPluginException when a standard library is not found or cannot be loaded, naming
+		/// each such library and every path searched (standardPluginsMissingMessage()), or when a site
+		/// library named by a file entry cannot be loaded. The first use of a registry loads the standard
+		/// libraries the same way without throwing for a missing one.
 
 	void loadPlugin(const std::string& path);
 		/// Loads a site plugin library (a file path, or a base name found along the search path) into every

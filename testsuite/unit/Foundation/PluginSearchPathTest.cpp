@@ -33,6 +33,7 @@ class PluginSearchPathTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFindInDirectories);
 	CPPUNIT_TEST(testFileEntries);
 	CPPUNIT_TEST(testStandardNames);
+	CPPUNIT_TEST(testMissingMessage);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -51,14 +52,15 @@ public:
 	void testOrder()
 	{
 		const std::vector<std::string> path = pluginSearchPath({"/site/a", "/site/b"}, "/env/c:/env/d");
-		const std::vector<std::string> expected = {"/site/a", "/site/b", "/env/c", "/env/d", pluginInstallDirectory(), pluginBuildDirectory()};
+		// The library's own plugin directory first, then the setting, the environment, the install directory.
+		const std::vector<std::string> expected = {pluginRelocatedDirectory(), "/site/a", "/site/b", "/env/c", "/env/d", pluginInstallDirectory()};
 		CPPUNIT_ASSERT(path == expected);
 	}
 
 	void testEmptyAndRepeatedEntries()
 	{
 		const std::vector<std::string> path = pluginSearchPath({"", "/site/a"}, "::/site/a: /env/c :");
-		const std::vector<std::string> expected = {"/site/a", "/env/c", pluginInstallDirectory(), pluginBuildDirectory()};
+		const std::vector<std::string> expected = {pluginRelocatedDirectory(), "/site/a", "/env/c", pluginInstallDirectory()};
 		CPPUNIT_ASSERT(path == expected);
 	}
 
@@ -67,6 +69,9 @@ public:
 		CPPUNIT_ASSERT(Poco::Path(pluginInstallDirectory()).isAbsolute());
 		CPPUNIT_ASSERT(pluginInstallDirectory().find("bluetusk/plugins") != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), pluginBuildDirectory());
+		CPPUNIT_ASSERT(pluginBuildDirectory().find("/lib/bluetusk/plugins") != std::string::npos);
+		// The suites load the build tree's libraries: their own plugin directory is the build tree's.
+		CPPUNIT_ASSERT_EQUAL(pluginBuildDirectory(), pluginRelocatedDirectory());
 		CPPUNIT_ASSERT_EQUAL(std::string("libBlueTuskHostOrderPlugin.so"), pluginLibraryFileName(HOST_ORDER_PLUGIN_LIBRARY));
 	}
 
@@ -101,6 +106,18 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskHostOrderPlugin"), std::string(HOST_ORDER_PLUGIN_LIBRARY));
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskTargetSessionPlugin"), std::string(TARGET_SESSION_PLUGIN_LIBRARY));
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskEvictionPlugin"), std::string(EVICTION_PLUGIN_LIBRARY));
+		const std::vector<std::string> standard = {"BlueTuskHostOrderPlugin", "BlueTuskTargetSessionPlugin", "BlueTuskEvictionPlugin",
+			"BlueTuskRetryPlugin", "BlueTuskTopologyPlugin"};
+		CPPUNIT_ASSERT(standardPluginLibraries() == standard);
+	}
+
+	void testMissingMessage()
+	{
+		const std::vector<std::string> path = {_dir + "/first", _dir + "/second"};
+		CPPUNIT_ASSERT_EQUAL("a standard plugin library is missing: libBlueTuskTargetSessionPlugin.so not found (searched " +
+			_dir + "/first, " + _dir + "/second)", standardPluginsMissingMessage({"libBlueTuskTargetSessionPlugin.so not found"}, path));
+		CPPUNIT_ASSERT_EQUAL(std::string("standard plugin libraries are missing: libA.so not found; /x/libB.so: no manifest (searched (empty))"),
+			standardPluginsMissingMessage({"libA.so not found", "/x/libB.so: no manifest"}, {}));
 	}
 
 private:

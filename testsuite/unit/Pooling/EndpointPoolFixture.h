@@ -10,7 +10,7 @@
 #define BlueTusk_EndpointPoolFixture_INCLUDED
 
 #include "PoolTestSupport.h"
-#include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
+#include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -79,7 +79,7 @@ public:
 		options.keepIdle = keepIdle;
 		options.enforceMaximum = enforceMaximum;
 		options.startPruning = false;
-		_manager.reset(new PoolManager(settings, _factory, std::make_shared<StandardEvictionPolicy>(), options, _clock));
+		_manager.reset(new PoolManager(settings, _factory, standardEvictionPolicy(), options, _clock));
 		return *_manager;
 	}
 

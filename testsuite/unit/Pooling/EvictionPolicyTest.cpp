@@ -7,9 +7,10 @@
 //
 
 #include "PoolTestSupport.h"
-#include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
+#include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
+#include "BlueTusk/PluginSearchPath.h"
 #include "EndpointPoolFixture.h"
 #include "Poco/File.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -46,7 +47,7 @@ public:
 };
 
 
-const std::string pluginFile = std::string(BLUETUSK_PLUGIN_BUILD_DIR) + "/libBlueTuskEvictionPlugin.so";
+const std::string pluginFile = findPluginLibrary(pluginSearchPath({}), EVICTION_PLUGIN_LIBRARY);
 
 } // namespace
 
@@ -75,14 +76,15 @@ public:
 		PoolManager::Options options;
 		options.startPruning = startPruning;
 		options.pruneInterval = pruneInterval;
-		if (!policy) policy = std::make_shared<StandardEvictionPolicy>();
+		if (!policy) policy = standardEvictionPolicy();
 		_manager.reset(new PoolManager(settings, _factory, policy, options, _clock));
 		return *_manager;
 	}
 
 	void testLifetimeJitterBounds()
 	{
-		StandardEvictionPolicy policy;
+		const EvictionPolicy::Ptr standard = standardEvictionPolicy();
+		const EvictionPolicy& policy = *standard;
 		ConnectionSettings settings;
 		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(0), policy.lifetimeFor(settings).totalMicroseconds());
 
@@ -112,7 +114,8 @@ public:
 
 	void testStandardPolicyRules()
 	{
-		StandardEvictionPolicy policy;
+		const EvictionPolicy::Ptr standard = standardEvictionPolicy();
+		const EvictionPolicy& policy = *standard;
 		CPPUNIT_ASSERT_EQUAL(std::string("standard"), policy.name());
 		ConnectionSettings settings;
 		settings.connectionIdleLifetime = Poco::Timespan(60, 0);
@@ -364,7 +367,7 @@ public:
 
 	void testPolicySwappedByName()
 	{
-		CPPUNIT_ASSERT_MESSAGE("build BlueTuskEvictionPlugin first: " + pluginFile, Poco::File(pluginFile).exists());
+		CPPUNIT_ASSERT_MESSAGE("build BlueTuskEvictionPlugin first: " + describePluginSearchPath(pluginSearchPath({})), !pluginFile.empty() && Poco::File(pluginFile).exists());
 		// Resolved by name the way the data source does: the standard plugin library and a built-in class.
 		PluginRegistry<EvictionPolicy> registry("eviction");
 		registry.loadLibrary(pluginFile);

@@ -126,7 +126,7 @@ private:
 		PoolManager::Options options;
 		options.startPruning = false;
 		options.usableRole = [](ServerRole role) { return role == ServerRole::Primary; };
-		_manager.reset(new PoolManager(settings, _factory, std::make_shared<StandardEvictionPolicy>(), options, _clock));
+		_manager.reset(new PoolManager(settings, _factory, standardEvictionPolicy(), options, _clock));
 		return *_manager;
 	}
 };

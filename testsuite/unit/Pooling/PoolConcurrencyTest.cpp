@@ -10,7 +10,7 @@
 //
 
 #include "PoolTestSupport.h"
-#include "../../../Plugins/Eviction/StandardEvictionPolicy.h"
+#include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
@@ -108,7 +108,7 @@ public:
 		PoolManager::Options options;
 		options.pruneInterval = Poco::Timespan(0, 2000);
 		std::unique_ptr<PoolManager> manager(new PoolManager(settings, factory,
-			std::make_shared<StandardEvictionPolicy>(), options));
+			standardEvictionPolicy(), options));
 
 		std::vector<EndpointPool*> pools;
 		const int maxima[3] = {2, 3, 4};

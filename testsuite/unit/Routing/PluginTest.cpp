@@ -9,6 +9,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
+#include "BlueTusk/PluginSearchPath.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -46,8 +47,9 @@ public:
 		Connector connector;
 		std::vector<std::string> path = connector.searchPath({"/site/plugins"});
 		CPPUNIT_ASSERT(path.size() >= 3);
-		CPPUNIT_ASSERT_EQUAL(std::string("/site/plugins"), path.front());
-		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), path.back());
+		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), path.front()); // the library's own plugins first
+		CPPUNIT_ASSERT_EQUAL(std::string("/site/plugins"), path[1]);
+		CPPUNIT_ASSERT_EQUAL(pluginInstallDirectory(), path.back());
 	}
 
 	void testSitePluginByPath()
