@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/PluginSearchPath.h"
-#include "FakeSessionFactory.h"
+#include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <cstdlib>
@@ -60,8 +60,8 @@ class StandardPluginsTest: public CppUnit::TestFixture
 public:
 	void testOwnDirectoryComesFirst()
 	{
-		Connector connector(std::make_shared<FakeSessionFactory>());
-		const std::vector<std::string> path = connector.searchPath({"/site/plugins"});
+		FakeConnector fake;
+		const std::vector<std::string> path = fake.connector.searchPath({"/site/plugins"});
 		CPPUNIT_ASSERT(path.size() >= 3);
 		// The suites run against the build tree's libraries: their own directory is build/lib/bluetusk/plugins.
 		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), pluginRelocatedDirectory());
@@ -85,9 +85,9 @@ public:
 	void testDataSourceWithEmptySearchPath()
 	{
 		UnsetEnvironment unset("BLUETUSK_PLUGIN_PATH");
-		auto factory = std::make_shared<FakeSessionFactory>();
-		factory->script("a:5432", FakeHost::standby());
-		Connector connector(factory);
+		FakeConnector fake;
+		fake.world->script("a:5432", FakeHost::standby());
+		Connector& connector = fake.connector;
 		// No Plugin Path, no BLUETUSK_PLUGIN_PATH: only the library's own directory and the install directory.
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), connector.searchPath({}).size());
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Target Session Attributes=primary"), connector);
@@ -106,8 +106,8 @@ public:
 	void testUnrelatedPluginPathKeepsTheStandardPolicies()
 	{
 		// A Plugin Path that holds none of the standard libraries: they still come from beside the library.
-		auto factory = std::make_shared<FakeSessionFactory>();
-		Connector connector(factory);
+		FakeConnector fake;
+		Connector& connector = fake.connector;
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(
 			fakeConnectionString("a", "Plugin Path=/nonexistent/bluetusk-plugins;Target Session Attributes=read-write"), connector);
 		BlueTuskConnection connection = dataSource->open();
