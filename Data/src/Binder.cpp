@@ -4,7 +4,7 @@
 // Library: BlueTusk/Data
 //
 
-#include "BlueTusk/Data/Binder.h"
+#include "Binder.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Data/DataException.h"
 #include "Poco/UnicodeConverter.h"

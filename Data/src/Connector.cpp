@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/Data/Connector.h"
-#include "BlueTusk/Data/SessionImpl.h"
+#include "SessionImpl.h"
 #include "DataSourceRegistry.h"
 #include "Poco/Data/SessionFactory.h"
 

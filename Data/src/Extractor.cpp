@@ -4,7 +4,7 @@
 // Library: BlueTusk/Data
 //
 
-#include "BlueTusk/Data/Extractor.h"
+#include "Extractor.h"
 #include "FieldConversion.h"
 #include "Poco/Data/DataException.h"
 #include <limits>

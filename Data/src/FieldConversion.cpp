@@ -6,7 +6,7 @@
 
 #include "FieldConversion.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Data/TypeMap.h"
+#include "TypeMap.h"
 #include "BlueTusk/TypeOid.h"
 #include "BlueTusk/ValueCodec.h"
 #include "Poco/Data/DataException.h"

@@ -4,9 +4,9 @@
 // Library: BlueTusk/Data
 //
 
-#include "BlueTusk/Data/SessionImpl.h"
+#include "SessionImpl.h"
 #include "BlueTusk/Data/DataException.h"
-#include "BlueTusk/Data/StatementImpl.h"
+#include "StatementImpl.h"
 #include "BlueTusk/ProtocolSession.h"
 #include "DataSourceRegistry.h"
 #include "Poco/Clock.h"

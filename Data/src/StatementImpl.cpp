@@ -4,9 +4,9 @@
 // Library: BlueTusk/Data
 //
 
-#include "BlueTusk/Data/StatementImpl.h"
-#include "BlueTusk/Data/SessionImpl.h"
-#include "BlueTusk/Data/TypeMap.h"
+#include "StatementImpl.h"
+#include "SessionImpl.h"
+#include "TypeMap.h"
 #include "Poco/Data/DataException.h"
 
 namespace BlueTusk {

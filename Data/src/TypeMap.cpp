@@ -4,7 +4,7 @@
 // Library: BlueTusk/Data
 //
 
-#include "BlueTusk/Data/TypeMap.h"
+#include "TypeMap.h"
 #include "BlueTusk/TypeOid.h"
 
 namespace BlueTusk {

@@ -6,12 +6,12 @@
 // produces may contain (bad strings, failed opens, uri()).
 //
 
-#include "BlueTusk/Data/Binder.h"
+#include "Binder.h"
 #include "BlueTusk/Data/Connector.h"
 #include "BlueTusk/Data/ConnectorSubsystem.h"
 #include "Poco/Util/MapConfiguration.h"
 #include "BlueTusk/Data/DataException.h"
-#include "BlueTusk/Data/TypeMap.h"
+#include "TypeMap.h"
 #include "BlueTusk/TypeOid.h"
 #include "Poco/Data/DataException.h"
 #include "Poco/Data/Session.h"

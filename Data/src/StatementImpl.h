@@ -10,8 +10,8 @@
 #define BlueTusk_Data_StatementImpl_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/Data/Binder.h"
-#include "BlueTusk/Data/Extractor.h"
+#include "Binder.h"
+#include "Extractor.h"
 #include "BlueTusk/PreparedStatement.h"
 #include "Poco/Data/MetaColumn.h"
 #include "Poco/Data/StatementImpl.h"
