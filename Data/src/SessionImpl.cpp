@@ -7,7 +7,7 @@
 #include "SessionImpl.h"
 #include "BlueTusk/Data/DataException.h"
 #include "StatementImpl.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/Session.h"
 #include "DataSourceRegistry.h"
 #include "Poco/Clock.h"
 #include "Poco/Data/Session.h"
@@ -111,8 +111,7 @@ void SessionImpl::open(const std::string& connectionString)
 	}
 	if (_commandTimeout > 0)
 	{
-		if (auto* protocol = dynamic_cast<ProtocolSession*>(&_connection.session()))
-			protocol->setCommandTimeout(Poco::Timespan(static_cast<long>(_commandTimeout), 0));
+		_connection.session().setCommandTimeout(Poco::Timespan(static_cast<long>(_commandTimeout), 0));
 	}
 	setProperty("handle", &_connection);
 	_autoCommit = true;
@@ -149,8 +148,7 @@ void SessionImpl::setConnectionTimeout(std::size_t timeout)
 {
 	_commandTimeout = timeout;
 	if (!isConnected()) return;
-	if (auto* protocol = dynamic_cast<ProtocolSession*>(&_connection.session()))
-		protocol->setCommandTimeout(Poco::Timespan(static_cast<long>(timeout), 0));
+	_connection.session().setCommandTimeout(Poco::Timespan(static_cast<long>(timeout), 0));
 }
 
 

@@ -9,7 +9,7 @@
 #include "ConnectionState.h"
 #include "Freshness.h"
 #include "UnpooledOpen.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "BlueTusk/Session.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <memory>
@@ -183,10 +183,9 @@ void boundOwnRoundTrips(Session& session, const ConnectionSettings* settings)
 	/// none), so a frozen server costs that at most; Session::endLease() puts the connection string's
 	/// back when the lease returns (doc/reliability.md, finding 17).
 {
-	auto* protocol = dynamic_cast<ProtocolSession*>(&session);
-	if (!protocol || !settings || settings->connectTimeout.totalMicroseconds() <= 0) return;
-	const Poco::Timespan current = protocol->commandTimeout();
-	if (current.totalMicroseconds() == 0 || settings->connectTimeout < current) protocol->setCommandTimeout(settings->connectTimeout);
+	if (!settings || settings->connectTimeout.totalMicroseconds() <= 0) return;
+	const Poco::Timespan current = session.commandTimeout();
+	if (current.totalMicroseconds() == 0 || settings->connectTimeout < current) session.setCommandTimeout(settings->connectTimeout);
 }
 
 } // namespace

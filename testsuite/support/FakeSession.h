@@ -54,6 +54,8 @@ public:
 	std::vector<QueryResult> executeSimple(const std::string& sql) override;
 	QueryResult execute(const std::string& sql, const std::vector<FieldValue>& parameters) override;
 	void cancel() override;
+	void setCommandTimeout(const Poco::Timespan& timeout) override { _commandTimeout = timeout.totalMicroseconds(); }
+	Poco::Timespan commandTimeout() const override { return Poco::Timespan(_commandTimeout.load()); }
 	std::string parameterStatus(const std::string& name) const override;
 	Poco::Timestamp createdAt() const override;
 
@@ -66,6 +68,7 @@ private:
 	int _id;
 	Poco::Timestamp _createdAt;
 	std::atomic<ServerRole> _role{ServerRole::Unknown};
+	std::atomic<Poco::Int64> _commandTimeout{0};
 	std::atomic<bool> _inUse{false};
 	std::atomic<bool> _broken{false};
 	std::atomic<bool> _closed{false};

@@ -138,11 +138,11 @@ public:
 		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport"). On a pooled session,
 		/// until the lease returns (endLease()).
 
-	void setCommandTimeout(const Poco::Timespan& timeout);
+	void setCommandTimeout(const Poco::Timespan& timeout) override;
 		/// The command timeout for later queries (0: none). See the class description. On a pooled
 		/// session, until the lease returns: endLease() puts the connection string's back.
 
-	Poco::Timespan commandTimeout() const;
+	Poco::Timespan commandTimeout() const override;
 
 	bool isTls() const;
 		/// True when the session runs over TLS.

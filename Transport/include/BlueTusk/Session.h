@@ -311,6 +311,15 @@ public:
 	virtual Poco::UInt64 sessionId() const;
 		/// An id unique among the sessions of this process (0 for implementations without statements).
 
+	virtual void setCommandTimeout(const Poco::Timespan& timeout);
+		/// The command timeout for later statements (0: none): when no answer arrives in time the query is
+		/// cancelled and BlueTuskTimeoutException thrown (the connection string's Command Timeout, in
+		/// seconds, is the default). On a pooled session it holds until the lease returns. The default
+		/// implementation throws Poco::NotImplementedException; ProtocolSession implements it.
+
+	virtual Poco::Timespan commandTimeout() const;
+		/// The command timeout now in force (0: none). Default: 0.
+
 	virtual void cancel() = 0;
 		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.
 

@@ -6,6 +6,7 @@
 
 #include "BlueTusk/Session.h"
 #include "BlueTusk/BinaryCopyReader.h"
+#include "Poco/Exception.h"
 
 namespace BlueTusk {
 
@@ -257,6 +258,18 @@ void Session::setStatementCounters(std::shared_ptr<StatementCounters>)
 Poco::UInt64 Session::sessionId() const
 {
 	return 0;
+}
+
+
+void Session::setCommandTimeout(const Poco::Timespan&)
+{
+	throw Poco::NotImplementedException("this session has no command timeout");
+}
+
+
+Poco::Timespan Session::commandTimeout() const
+{
+	return Poco::Timespan(0);
 }
 
 
