@@ -39,7 +39,7 @@ public:
 		const Outcome outcome = runScenario(scenario);
 		CPPUNIT_ASSERT_MESSAGE("promotion within 30 s", outcome.faultToPromotionMs < 30000);
 		// The promotion watch: a waiting checkout sees the promotion within one poll (50 ms). Measured on
-		// an idle machine: +5.9, +30.3 ms; the bound is 100 ms.
+		// an idle machine: +5.9, +30.3 ms; the bound is 100 ms.
 		CPPUNIT_ASSERT_MESSAGE("first write within 100 ms of the promotion: +" + std::to_string(outcome.promotionToFirstWriteMs) + " ms",
 			outcome.promotionToFirstWriteMs < 100);
 		CPPUNIT_ASSERT_EQUAL(0L, outcome.writesOnDeposed);

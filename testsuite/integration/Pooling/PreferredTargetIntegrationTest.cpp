@@ -159,7 +159,7 @@ class PreferredTargetIntegrationTest: public CppUnit::TestFixture
 public:
 	void testPreferStandbyLeasesStayOnStandbys()
 	{
-		// The shape: seven endpoints, five of them the primary's (listed first), two standbys; twelve
+		// The reported shape: seven endpoints, five of them the primary's (listed first), two standbys; twelve
 		// threads, each lease held while the others open.
 		std::vector<std::string> hosts = spellings(1);
 		hosts.push_back(node(2));
