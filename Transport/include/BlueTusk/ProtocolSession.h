@@ -134,7 +134,7 @@ public:
 	const std::map<std::string, std::string>& parameterStatuses() const;
 		/// Every ParameterStatus received so far (name -> latest value).
 
-	void setNoticeHandler(const NoticeHandler& handler);
+	void setNoticeHandler(const NoticeHandler& handler) override;
 		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport"). On a pooled session,
 		/// until the lease returns (endLease()).
 

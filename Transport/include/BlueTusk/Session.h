@@ -14,6 +14,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Lsn.h"
+#include "BlueTusk/NoticeHandler.h"
 #include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
 #include "BlueTusk/Pipeline.h"
@@ -319,6 +320,11 @@ public:
 
 	virtual Poco::Timespan commandTimeout() const;
 		/// The command timeout now in force (0: none). Default: 0.
+
+	virtual void setNoticeHandler(const NoticeHandler& handler);
+		/// Where NoticeResponse messages go (NoticeHandler.h; empty: Poco::Logger "BlueTusk.Transport").
+		/// On a pooled session, until the lease returns. The default implementation throws
+		/// Poco::NotImplementedException; the standard sessions implement it.
 
 	virtual void cancel() = 0;
 		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.
