@@ -338,7 +338,7 @@ public:
 
 
 class BlueTusk_Transport_API SessionFactory
-	/// Opens physical sessions. The real one is ProtocolSessionFactory; pool tests use fakes.
+	/// Opens physical sessions. The real one is makeStandardSessionFactory()'s; pool tests use fakes.
 	/// Implementations must be thread-safe.
 {
 public:
@@ -358,12 +358,20 @@ public:
 		/// checking the flag) after cancellation.cancel(), throwing BlueTuskTransportException whose message
 		/// says "cancelled", with every socket closed. Used by the router for racing attempts.
 		/// The default implementation only checks the flag before starting, then calls open() (which then
-		/// runs to its own deadline); ProtocolSessionFactory should override it.
+		/// runs to its own deadline); the standard factory overrides it.
 	{
 		if (cancellation.isCancelled()) throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
 		return open(endpoint, settings);
 	}
 };
+
+
+BlueTusk_Transport_API SessionFactory::Ptr makeStandardSessionFactory();
+	/// The real SessionFactory (PostgreSQL protocol 3.0, doc/transport.md): the system resolver, then
+	/// every address of the endpoint, TLS, startup, authentication and, for a target other than any,
+	/// the role probe, all under one deadline of settings.connectTimeout. openCancellable() gives up
+	/// within milliseconds of the cancellation and honours its StartupGate. Thread-safe. What a
+	/// Connector uses unless a test sets another factory.
 
 } // namespace BlueTusk
 

@@ -11,6 +11,12 @@
 
 namespace BlueTusk {
 
+SessionFactory::Ptr makeStandardSessionFactory()
+{
+	return std::make_shared<ProtocolSessionFactory>();
+}
+
+
 ProtocolSessionFactory::ProtocolSessionFactory()
 {
 }
