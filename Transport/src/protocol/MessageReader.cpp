@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/MessageReader.h"
+#include "MessageReader.h"
 #include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"

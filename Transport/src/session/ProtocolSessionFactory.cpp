@@ -4,10 +4,10 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "ProtocolSessionFactory.h"
 #include "BlueTusk/StartupGate.h"
-#include "BlueTusk/PeerCredentials.h"
-#include "BlueTusk/CancellationWatch.h"
+#include "connect/PeerCredentials.h"
+#include "connect/CancellationWatch.h"
 
 namespace BlueTusk {
 
