@@ -11,7 +11,7 @@
 #define BlueTusk_Dialer_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/AddressAttempt.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "Deadline.h"

@@ -5,7 +5,6 @@
 //
 
 #include "MessageReader.h"
-#include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
 #include <cerrno>

@@ -10,7 +10,6 @@
 #define BlueTusk_ProtocolSession_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "connect/Deadline.h"
 #include "protocol/MessageReader.h"
