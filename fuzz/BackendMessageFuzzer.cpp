@@ -13,9 +13,9 @@
 // by the reader's limits (libFuzzer's -rss_limit_mb / -malloc_limit_mb catch the rest).
 //
 
-#include "BlueTusk/BackendMessage.h"
+#include "protocol/BackendMessage.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/MessageReader.h"
+#include "protocol/MessageReader.h"
 #include "FuzzValues.h"
 #include <cstdint>
 

@@ -8,8 +8,8 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/ScramClient.h"
+#include "connect/Deadline.h"
+#include "connect/ScramClient.h"
 #include "Poco/Exception.h"
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Foundation
 //
 
-#include "BlueTusk/AddressAttempt.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "Poco/NumberFormatter.h"
 
 namespace BlueTusk {

@@ -6,7 +6,6 @@
 
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "HealthMonitor.h"
@@ -367,7 +366,7 @@ void Connector::setSessionFactory(SessionFactory::Ptr factory)
 SessionFactory::Ptr Connector::sessionFactory() const
 {
 	std::lock_guard<std::mutex> lock(_impl->mutex);
-	if (!_impl->factory) _impl->factory = std::make_shared<ProtocolSessionFactory>();
+	if (!_impl->factory) _impl->factory = makeStandardSessionFactory();
 	return _impl->factory;
 }
 

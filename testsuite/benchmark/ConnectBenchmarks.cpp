@@ -13,7 +13,7 @@
 #include "Benchmarks.h"
 #include "BenchmarkEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "session/ProtocolSession.h"
 #include <stdexcept>
 
 namespace BlueTusk {

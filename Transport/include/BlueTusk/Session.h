@@ -14,6 +14,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Lsn.h"
+#include "BlueTusk/NoticeHandler.h"
 #include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
 #include "BlueTusk/Pipeline.h"
@@ -320,6 +321,11 @@ public:
 	virtual Poco::Timespan commandTimeout() const;
 		/// The command timeout now in force (0: none). Default: 0.
 
+	virtual void setNoticeHandler(const NoticeHandler& handler);
+		/// Where NoticeResponse messages go (NoticeHandler.h; empty: Poco::Logger "BlueTusk.Transport").
+		/// On a pooled session, until the lease returns. The default implementation throws
+		/// Poco::NotImplementedException; the standard sessions implement it.
+
 	virtual void cancel() = 0;
 		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.
 
@@ -332,7 +338,7 @@ public:
 
 
 class BlueTusk_Transport_API SessionFactory
-	/// Opens physical sessions. The real one is ProtocolSessionFactory; pool tests use fakes.
+	/// Opens physical sessions. The real one is makeStandardSessionFactory()'s; pool tests use fakes.
 	/// Implementations must be thread-safe.
 {
 public:
@@ -352,12 +358,20 @@ public:
 		/// checking the flag) after cancellation.cancel(), throwing BlueTuskTransportException whose message
 		/// says "cancelled", with every socket closed. Used by the router for racing attempts.
 		/// The default implementation only checks the flag before starting, then calls open() (which then
-		/// runs to its own deadline); ProtocolSessionFactory should override it.
+		/// runs to its own deadline); the standard factory overrides it.
 	{
 		if (cancellation.isCancelled()) throw BlueTuskTransportException("connection attempt to " + endpoint.toString() + " cancelled");
 		return open(endpoint, settings);
 	}
 };
+
+
+BlueTusk_Transport_API SessionFactory::Ptr makeStandardSessionFactory();
+	/// The real SessionFactory (PostgreSQL protocol 3.0, doc/transport.md): the system resolver, then
+	/// every address of the endpoint, TLS, startup, authentication and, for a target other than any,
+	/// the role probe, all under one deadline of settings.connectTimeout. openCancellable() gives up
+	/// within milliseconds of the cancellation and honours its StartupGate. Thread-safe. What a
+	/// Connector uses unless a test sets another factory.
 
 } // namespace BlueTusk
 

@@ -11,7 +11,7 @@
 #define BlueTusk_Detail_AuthenticationPolicy_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ScramClient.h"
+#include "ScramClient.h"
 #include "Poco/Types.h"
 #include <string>
 

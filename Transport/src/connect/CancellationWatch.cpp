@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/CancellationWatch.h"
+#include "CancellationWatch.h"
 #include "BlueTusk/OpenCancellation.h"
 #include <sys/socket.h>
 

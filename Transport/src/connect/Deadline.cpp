@@ -4,8 +4,8 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/CancellationWatch.h"
+#include "Deadline.h"
+#include "CancellationWatch.h"
 
 namespace BlueTusk {
 

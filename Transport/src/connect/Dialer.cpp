@@ -4,9 +4,9 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/Dialer.h"
+#include "Dialer.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/CancellationWatch.h"
+#include "CancellationWatch.h"
 #include "protocol/SigpipeGuard.h"
 #include "Poco/Clock.h"
 #include "Poco/Error.h"

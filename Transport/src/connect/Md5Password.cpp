@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/Md5Password.h"
+#include "Md5Password.h"
 #include "Poco/DigestEngine.h"
 #include "Poco/Exception.h"
 #include "Poco/MD5Engine.h"

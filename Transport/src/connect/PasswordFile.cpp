@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/PasswordFile.h"
+#include "PasswordFile.h"
 #include "BlueTusk/LocalUser.h"
 #include "Poco/Environment.h"
 #include "Poco/Logger.h"

@@ -9,7 +9,7 @@
 #ifndef BlueTusk_Detail_Pbkdf2_INCLUDED
 #define BlueTusk_Detail_Pbkdf2_INCLUDED
 
-#include "BlueTusk/Deadline.h"
+#include "Deadline.h"
 #include <string>
 
 namespace BlueTusk {

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/PeerCredentials.h"
+#include "PeerCredentials.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/LocalUser.h"
 #include "Poco/Error.h"

@@ -4,8 +4,8 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/Resolver.h"
-#include "BlueTusk/SystemResolver.h"
+#include "Resolver.h"
+#include "SystemResolver.h"
 
 namespace BlueTusk {
 

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/ScramClient.h"
+#include "ScramClient.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Pbkdf2.h"
 #include "Poco/Base64Decoder.h"

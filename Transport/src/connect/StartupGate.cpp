@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/StartupGate.h"
-#include "BlueTusk/Deadline.h"
+#include "Deadline.h"
 #include "BlueTusk/OpenCancellation.h"
 #include "Poco/Exception.h"
 #include <algorithm>

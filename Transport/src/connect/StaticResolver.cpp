@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/StaticResolver.h"
+#include "StaticResolver.h"
 #include "Poco/Exception.h"
 #include "Poco/Net/IPAddress.h"
 #include "Poco/Net/NetException.h"

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/SystemResolver.h"
+#include "SystemResolver.h"
 #include "Poco/Net/NetException.h"
 #include <netdb.h>
 #include <sys/socket.h>

@@ -4,8 +4,8 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/TlsUpgrade.h"
-#include "BlueTusk/CancellationWatch.h"
+#include "TlsUpgrade.h"
+#include "CancellationWatch.h"
 #include "ClientCertificate.h"
 #include "protocol/SigpipeGuard.h"
 #include "Poco/Environment.h"

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/BackendMessage.h"
+#include "BackendMessage.h"
 #include "MessageDecoding.h"
 #include <cstring>
 #include "Poco/NumberFormatter.h"

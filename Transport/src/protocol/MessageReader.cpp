@@ -4,8 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/MessageReader.h"
-#include "BlueTusk/AddressAttempt.h"
+#include "MessageReader.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
 #include <cerrno>

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/MessageWriter.h"
+#include "MessageWriter.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Net/NetException.h"
 #include "SigpipeGuard.h"

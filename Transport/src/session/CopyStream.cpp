@@ -8,7 +8,7 @@
 // arrive.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "BlueTusk/CopyIn.h"
 #include "protocol/WireValue.h"
 #include "ReadyReader.h"

@@ -8,7 +8,7 @@
 // Execute + Sync to run, Close in front of the next command to forget.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "SessionSupport.h"
 #include "StatementInvalidation.h"
 

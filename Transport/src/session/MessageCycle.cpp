@@ -8,9 +8,9 @@
 // timeout with its CancelRequest, and broken-session detection.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "StatementInvalidation.h"
-#include "BlueTusk/Dialer.h"
+#include "connect/Dialer.h"
 #include "SessionSupport.h"
 #include "ReadyReader.h"
 #include "Poco/Clock.h"

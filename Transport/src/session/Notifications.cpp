@@ -7,8 +7,8 @@
 // in the middle of other commands); waitForNotification() watches the socket for them while idle.
 //
 
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/Dialer.h"
+#include "ProtocolSession.h"
+#include "connect/Dialer.h"
 #include "Poco/Clock.h"
 
 namespace BlueTusk {

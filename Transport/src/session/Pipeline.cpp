@@ -10,7 +10,7 @@
 //
 
 #include "BlueTusk/Pipeline.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "ReadyReader.h"
 #include "StatementInvalidation.h"
 

@@ -7,7 +7,7 @@
 // while the server answers PortalSuspended (PostgreSQL docs 55.2.3); one Sync at the end.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "StatementInvalidation.h"
 
 namespace BlueTusk {

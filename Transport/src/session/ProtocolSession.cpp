@@ -8,9 +8,9 @@
 // simple query in SimpleQuery.cpp, prepared statements and typed queries in ExtendedQuery.cpp.
 //
 
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/CancellationWatch.h"
-#include "BlueTusk/Dialer.h"
+#include "ProtocolSession.h"
+#include "connect/CancellationWatch.h"
+#include "connect/Dialer.h"
 #include "protocol/SigpipeGuard.h"
 #include "Poco/Net/NetException.h"
 #include <atomic>

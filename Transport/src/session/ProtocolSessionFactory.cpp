@@ -4,12 +4,18 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "ProtocolSessionFactory.h"
 #include "BlueTusk/StartupGate.h"
-#include "BlueTusk/PeerCredentials.h"
-#include "BlueTusk/CancellationWatch.h"
+#include "connect/PeerCredentials.h"
+#include "connect/CancellationWatch.h"
 
 namespace BlueTusk {
+
+SessionFactory::Ptr makeStandardSessionFactory()
+{
+	return std::make_shared<ProtocolSessionFactory>();
+}
+
 
 ProtocolSessionFactory::ProtocolSessionFactory()
 {

@@ -12,7 +12,7 @@
 #ifndef BlueTusk_Detail_ReadyReader_INCLUDED
 #define BlueTusk_Detail_ReadyReader_INCLUDED
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "protocol/MessageDecoding.h"
 #include <string>
 

@@ -6,7 +6,7 @@
 // queryEach(): each row handed to the caller as it is parsed, none kept.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "ReadyReader.h"
 #include "SessionSupport.h"
 

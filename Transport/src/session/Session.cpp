@@ -273,6 +273,12 @@ Poco::Timespan Session::commandTimeout() const
 }
 
 
+void Session::setNoticeHandler(const NoticeHandler&)
+{
+	throw Poco::NotImplementedException("this session takes no notice handler");
+}
+
+
 SessionFactory::~SessionFactory()
 {
 }

@@ -10,8 +10,8 @@
 // (doc/reliability.md, finding 17).
 //
 
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/Dialer.h"
+#include "ProtocolSession.h"
+#include "connect/Dialer.h"
 #include "SessionSupport.h"
 
 namespace BlueTusk {

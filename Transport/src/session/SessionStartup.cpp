@@ -7,13 +7,13 @@
 // ReadyForQuery (PostgreSQL docs 55.2.1 "Start-up", 55.2.10 "SSL Session Encryption", 55.3 "SASL").
 //
 
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/CancellationWatch.h"
-#include "BlueTusk/Dialer.h"
-#include "BlueTusk/Md5Password.h"
-#include "BlueTusk/PasswordFile.h"
-#include "BlueTusk/ScramClient.h"
-#include "BlueTusk/TlsUpgrade.h"
+#include "ProtocolSession.h"
+#include "connect/CancellationWatch.h"
+#include "connect/Dialer.h"
+#include "connect/Md5Password.h"
+#include "connect/PasswordFile.h"
+#include "connect/ScramClient.h"
+#include "connect/TlsUpgrade.h"
 #include "connect/AuthenticationPolicy.h"
 #include "connect/GssClient.h"
 #include "protocol/SigpipeGuard.h"

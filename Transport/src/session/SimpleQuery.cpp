@@ -7,7 +7,7 @@
 // parameters of a ProtocolSession.
 //
 
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include <algorithm>
 
 namespace BlueTusk {

@@ -8,8 +8,8 @@
 // runs in one implicit transaction and costs about one round trip per chunk.
 //
 
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/Dialer.h"
+#include "ProtocolSession.h"
+#include "connect/Dialer.h"
 #include "StatementInvalidation.h"
 
 namespace BlueTusk {

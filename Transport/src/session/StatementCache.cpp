@@ -4,7 +4,7 @@
 // Library: BlueTusk/Transport
 //
 
-#include "BlueTusk/StatementCache.h"
+#include "StatementCache.h"
 #include <algorithm>
 
 namespace BlueTusk {

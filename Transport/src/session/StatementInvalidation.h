@@ -13,7 +13,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PreparedStatement.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "ProtocolSession.h"
 #include "SessionSupport.h"
 #include <cstring>
 #include <string>

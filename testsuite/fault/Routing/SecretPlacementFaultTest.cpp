@@ -14,8 +14,8 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include "Peers.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <memory>

@@ -12,8 +12,8 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;

@@ -11,9 +11,9 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/ScramClient.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/ScramClient.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;

@@ -11,9 +11,9 @@
 #include "FakeBackend.h"
 #include "RefusedPort.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/Dialer.h"
-#include "BlueTusk/StaticResolver.h"
+#include "connect/Deadline.h"
+#include "connect/Dialer.h"
+#include "connect/StaticResolver.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;

@@ -13,8 +13,8 @@
 #include "ProcessMemory.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
 #include "Poco/ByteOrder.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <functional>

@@ -8,12 +8,12 @@
 
 #include "TransportFaultSupport.h"
 #include "FakeBackend.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/Dialer.h"
+#include "connect/Deadline.h"
+#include "connect/Dialer.h"
 #include "BlueTusk/LocalUser.h"
-#include "BlueTusk/PeerCredentials.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "connect/PeerCredentials.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
 #include "Poco/Net/ServerSocket.h"
 #include "Poco/TemporaryFile.h"
 #include <cppunit/extensions/HelperMacros.h>

@@ -10,8 +10,8 @@
 #include "TransportFaultSupport.h"
 #include "FakeBackend.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;

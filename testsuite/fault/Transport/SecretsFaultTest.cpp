@@ -12,8 +12,8 @@
 #include "RefusedPort.h"
 #include "CapturingChannel.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <memory>
 

@@ -11,9 +11,9 @@
 #include "FakeBackend.h"
 #include "RefusedPort.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;

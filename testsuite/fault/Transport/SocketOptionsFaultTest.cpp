@@ -7,10 +7,10 @@
 
 #include "TransportFaultSupport.h"
 #include "FakeBackend.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/Dialer.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "connect/Deadline.h"
+#include "connect/Dialer.h"
+#include "session/ProtocolSession.h"
+#include "session/ProtocolSessionFactory.h"
 #include "Poco/Net/SocketAddress.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <fstream>

@@ -8,7 +8,6 @@
 #ifndef BlueTusk_TransportFaultSupport_INCLUDED
 #define BlueTusk_TransportFaultSupport_INCLUDED
 
-#include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "Poco/Clock.h"

@@ -10,7 +10,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Connector.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "session/ProtocolSession.h"
 #include "TestEnvironment.h"
 #include <cppunit/extensions/HelperMacros.h>
 

@@ -8,7 +8,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>

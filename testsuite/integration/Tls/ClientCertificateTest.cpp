@@ -10,7 +10,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
 #include "TlsTestSupport.h"
 #include "Poco/Environment.h"

@@ -14,7 +14,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
 #include "TlsTestSupport.h"
 #include "Poco/Clock.h"

@@ -9,8 +9,8 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include "TestEnvironment.h"
 #include "TlsTestSupport.h"
 #include "Poco/Environment.h"

@@ -9,7 +9,7 @@
 #define BlueTusk_TlsTestSupport_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"

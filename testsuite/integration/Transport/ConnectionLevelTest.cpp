@@ -7,7 +7,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSession.h"
+#include "session/ProtocolSession.h"
 #include "TestEnvironment.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>

@@ -9,8 +9,8 @@
 
 #include "CapturingChannel.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include "Peers.h"
 #include "TransportTestSupport.h"
 #include "Poco/AutoPtr.h"

@@ -6,7 +6,7 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TransportTestSupport.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>

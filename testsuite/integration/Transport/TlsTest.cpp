@@ -8,8 +8,8 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
-#include "BlueTusk/StaticResolver.h"
+#include "session/ProtocolSessionFactory.h"
+#include "connect/StaticResolver.h"
 #include "Peers.h"
 #include "RejectPlainFront.h"
 #include "TransportTestSupport.h"

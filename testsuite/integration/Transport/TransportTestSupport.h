@@ -8,7 +8,7 @@
 #define BlueTusk_TransportTestSupport_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/ProtocolSessionFactory.h"
+#include "session/ProtocolSessionFactory.h"
 #include "TestEnvironment.h"
 #include <string>
 

@@ -6,8 +6,8 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Md5Password.h"
-#include "BlueTusk/ScramClient.h"
+#include "connect/Md5Password.h"
+#include "connect/ScramClient.h"
 #include "Poco/Base64Decoder.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>

@@ -8,7 +8,7 @@
 // here with OpenSSL.
 //
 
-#include "BlueTusk/TlsUpgrade.h"
+#include "connect/TlsUpgrade.h"
 #include "PeerTls.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"

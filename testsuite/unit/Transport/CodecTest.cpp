@@ -4,10 +4,10 @@
 // MessageWriter encodings, MessageReader framing and limits, BackendMessage decoding (PostgreSQL docs 55.7).
 //
 
-#include "BlueTusk/BackendMessage.h"
+#include "protocol/BackendMessage.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/MessageReader.h"
-#include "BlueTusk/MessageWriter.h"
+#include "protocol/MessageReader.h"
+#include "protocol/MessageWriter.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 

@@ -6,11 +6,11 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/CancellationWatch.h"
-#include "BlueTusk/Dialer.h"
+#include "connect/CancellationWatch.h"
+#include "connect/Dialer.h"
 #include "BlueTusk/Session.h"
-#include "BlueTusk/StaticResolver.h"
-#include "BlueTusk/SystemResolver.h"
+#include "connect/StaticResolver.h"
+#include "connect/SystemResolver.h"
 #include "Poco/Clock.h"
 #include "Poco/Net/NetException.h"
 #include "Poco/Net/ServerSocket.h"

@@ -6,7 +6,7 @@
 // Over a loopback TCP pair; no server.
 //
 
-#include "BlueTusk/MessageWriter.h"
+#include "protocol/MessageWriter.h"
 #include "Poco/Net/ServerSocket.h"
 #include "Poco/Net/StreamSocket.h"
 #include "Poco/Clock.h"

@@ -6,9 +6,9 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/MessageWriter.h"
+#include "protocol/MessageWriter.h"
 #include "BlueTusk/Parameter.h"
-#include "BlueTusk/StatementCache.h"
+#include "session/StatementCache.h"
 #include "BlueTusk/Transaction.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>

@@ -6,7 +6,7 @@
 //
 
 #include "CapturingChannel.h"
-#include "BlueTusk/PasswordFile.h"
+#include "connect/PasswordFile.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Channel.h"
 #include "Poco/Logger.h"

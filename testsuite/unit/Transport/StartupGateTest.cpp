@@ -7,8 +7,8 @@
 // that OpenCancellation::cancel() fires at once (no polling thread).
 //
 
-#include "BlueTusk/CancellationWatch.h"
-#include "BlueTusk/Deadline.h"
+#include "connect/CancellationWatch.h"
+#include "connect/Deadline.h"
 #include "BlueTusk/Session.h"
 #include "BlueTusk/StartupGate.h"
 #include "Poco/Clock.h"

@@ -10,11 +10,11 @@
 #define BlueTusk_ProtocolSessionFactory_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/Dialer.h"
+#include "connect/Deadline.h"
+#include "connect/Dialer.h"
 #include "BlueTusk/NoticeHandler.h"
-#include "BlueTusk/ProtocolSession.h"
-#include "BlueTusk/Resolver.h"
+#include "ProtocolSession.h"
+#include "connect/Resolver.h"
 #include "BlueTusk/Session.h"
 #include <memory>
 

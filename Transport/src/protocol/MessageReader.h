@@ -10,7 +10,7 @@
 #define BlueTusk_MessageReader_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/BackendMessage.h"
+#include "BackendMessage.h"
 #include "Poco/Net/StreamSocket.h"
 #include <cstddef>
 #include <string>

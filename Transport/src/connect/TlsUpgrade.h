@@ -12,7 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Deadline.h"
+#include "Deadline.h"
 #include "BlueTusk/ConnectionSecurity.h"
 #include "Poco/Net/Context.h"
 #include "Poco/Net/SecureStreamSocket.h"

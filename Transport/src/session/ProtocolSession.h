@@ -10,15 +10,14 @@
 #define BlueTusk_ProtocolSession_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/AddressAttempt.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/MessageReader.h"
-#include "BlueTusk/MessageWriter.h"
+#include "connect/Deadline.h"
+#include "protocol/MessageReader.h"
+#include "protocol/MessageWriter.h"
 #include "BlueTusk/NoticeHandler.h"
-#include "BlueTusk/ScramClient.h"
+#include "connect/ScramClient.h"
 #include "BlueTusk/Session.h"
-#include "BlueTusk/StatementCache.h"
+#include "StatementCache.h"
 #include "Poco/Mutex.h"
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/Net/StreamSocket.h"
@@ -134,7 +133,7 @@ public:
 	const std::map<std::string, std::string>& parameterStatuses() const;
 		/// Every ParameterStatus received so far (name -> latest value).
 
-	void setNoticeHandler(const NoticeHandler& handler);
+	void setNoticeHandler(const NoticeHandler& handler) override;
 		/// Where NoticeResponse messages go (empty: Poco::Logger "BlueTusk.Transport"). On a pooled session,
 		/// until the lease returns (endLease()).
 

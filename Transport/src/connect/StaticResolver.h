@@ -9,7 +9,7 @@
 #ifndef BlueTusk_StaticResolver_INCLUDED
 #define BlueTusk_StaticResolver_INCLUDED
 
-#include "BlueTusk/Resolver.h"
+#include "Resolver.h"
 #include "Poco/Mutex.h"
 #include <map>
 

@@ -9,7 +9,7 @@
 #ifndef BlueTusk_SystemResolver_INCLUDED
 #define BlueTusk_SystemResolver_INCLUDED
 
-#include "BlueTusk/Resolver.h"
+#include "Resolver.h"
 
 namespace BlueTusk {
 

@@ -11,11 +11,11 @@
 #define BlueTusk_Dialer_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/AddressAttempt.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Deadline.h"
-#include "BlueTusk/Resolver.h"
+#include "Deadline.h"
+#include "Resolver.h"
 #include "Poco/Exception.h"
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/Net/StreamSocket.h"

@@ -10,7 +10,7 @@
 #define BlueTusk_ScramClient_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/Deadline.h"
+#include "Deadline.h"
 #include <string>
 
 namespace BlueTusk {
