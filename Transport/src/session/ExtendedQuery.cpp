@@ -36,8 +36,41 @@ Poco::UInt64 ProtocolSession::sessionId() const
 }
 
 
+void ProtocolSession::setTransactionPooling(bool on)
+{
+	if (on && !_transactionPooling)
+	{
+		_statementCache.reset(0, _statementCache.minUsages());   // forgotten, not closed: see the declaration
+		_pendingCloses.clear();
+	}
+	_transactionPooling = on;
+}
+
+
+bool ProtocolSession::transactionPooling() const
+{
+	return _transactionPooling;
+}
+
+
+const std::string& ProtocolSession::serverName(const PreparedStatement::Description& statement)
+{
+	static const std::string UNNAMED;
+	return statement.unnamed ? UNNAMED : statement.name;
+}
+
+
+void ProtocolSession::writeStatementBind(const PreparedStatement::Description& statement, const Parameters& parameters,
+	const std::vector<Poco::Int16>& resultFormats)
+{
+	if (statement.unnamed) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
+	_writer.bind(std::string(), serverName(statement), parameters, statement.parameterTypes, resultFormats);
+}
+
+
 void ProtocolSession::configureStatementCache(std::size_t maxAutoPrepare, std::size_t autoPrepareMinUsages)
 {
+	if (_transactionPooling) maxAutoPrepare = 0;
 	for (const std::string& name: _statementCache.names()) _pendingCloses.push_back(name);
 	_statementCache.reset(maxAutoPrepare, autoPrepareMinUsages);
 }
@@ -89,6 +122,7 @@ ProtocolSession::StatementPtr ProtocolSession::newStatement(const std::string& s
 	statement->parseTypes = parseTypes;
 	statement->sessionId = _sessionId;
 	statement->cached = cached;
+	statement->unnamed = _transactionPooling;
 	return statement;
 }
 
@@ -115,8 +149,8 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(statement->name, sql, parseTypes);
-		_writer.describeStatement(statement->name);
+		_writer.parse(serverName(*statement), sql, parseTypes);
+		_writer.describeStatement(serverName(*statement));
 		_writer.sync();
 	}
 	catch (...)
@@ -179,7 +213,7 @@ void ProtocolSession::unprepare(const PreparedStatement& handle)
 	if (!statement || statement->name.empty()) return;
 	if (statement->sessionId != _sessionId)
 		throw BlueTuskUsageException("prepared statement " + statement->name + " belongs to another session; it cannot be closed on " + where());
-	_pendingCloses.push_back(statement->name);
+	if (!statement->unnamed) _pendingCloses.push_back(statement->name);
 	statement->name.clear();
 	if (statement->cached) _statementCache.erase(statement);
 	else if (_explicitStatements > 0) --_explicitStatements;
@@ -245,9 +279,9 @@ void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.close('S', statement.name);
-		_writer.parse(statement.name, statement.sql, statement.parseTypes);
-		_writer.describeStatement(statement.name);
+		if (!statement.unnamed) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
 		_writer.sync();
 	}
 	catch (...)
@@ -269,7 +303,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.bind(std::string(), statement.name, parameters, statement.parameterTypes, statement.resultFormats);
+		writeStatementBind(statement, parameters, statement.resultFormats);
 		_writer.execute(std::string(), 0);
 		_writer.sync();
 	}
@@ -316,10 +350,10 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 	{
 		writePendingReset();
 		writePendingCloses();
-		if (again) _writer.close('S', statement.name);
-		_writer.parse(statement.name, statement.sql, statement.parseTypes);
-		_writer.describeStatement(statement.name);
-		_writer.bind(std::string(), statement.name, parameters, statement.parseTypes, TEXT_RESULTS);
+		if (again && !statement.unnamed) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
+		_writer.bind(std::string(), serverName(statement), parameters, statement.parseTypes, TEXT_RESULTS);
 		_writer.execute(std::string(), 0);
 		_writer.sync();
 	}
@@ -340,7 +374,7 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 		// The Parse may have failed (nothing prepared) or the execution (the statement exists). A new
 		// statement's name is closed in front of the next command (its text is counted afresh); a stale
 		// one stays marked and sends its Close with its next Parse.
-		if (!again && !_broken) _pendingCloses.push_back(statement.name);
+		if (!again && !_broken && !statement.unnamed) _pendingCloses.push_back(statement.name);
 		throw;
 	}
 	QueryResult description;

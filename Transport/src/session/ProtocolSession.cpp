@@ -64,6 +64,13 @@ ServerRole ProtocolSession::role() const
 }
 
 
+ServerRole ProtocolSession::reportedRole() const
+{
+	if (_transactionPooling) return ServerRole::Unknown;
+	return Session::reportedRole();
+}
+
+
 bool ProtocolSession::roleChangeSuspected() const
 {
 	return _roleChangeSuspected;

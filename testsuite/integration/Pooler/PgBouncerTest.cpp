@@ -13,6 +13,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/Pipeline.h"
 #include "TestEnvironment.h"
 #include "Poco/Environment.h"
 #include "Poco/NumberParser.h"
@@ -65,6 +66,8 @@ class PgBouncerTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(PgBouncerTest);
 	CPPUNIT_TEST(testDirectOpenPerTarget);
 	CPPUNIT_TEST(testPooledQueriesWithDefaults);
+	CPPUNIT_TEST(testPooledQueriesTransactionPooling);
+	CPPUNIT_TEST(testStatementKindsTransactionPooling);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -88,7 +91,86 @@ public:
 		/// 8 threads x 300 leases of one parameterized query through a data source with default settings:
 		/// 0 errors, every answer right.
 	{
-		auto dataSource = BlueTuskDataSource::create(throughPoolers());
+		runPooledQueries(throughPoolers());
+	}
+
+	void testPooledQueriesTransactionPooling()
+		/// The same with Server Pooling=transaction.
+	{
+		runPooledQueries(throughPoolers("Server Pooling=transaction"));
+	}
+
+	void testStatementKindsTransactionPooling()
+		/// Every statement path through the PgBouncers with Server Pooling=transaction, from 6 threads sharing
+		/// the PgBouncers' 8 server sessions per node: query() of a repeated text, prepare() run on later
+		/// commands, executeBatch(), a pipeline, a fetch in a transaction. Every row lands, nothing fails.
+	{
+		{
+			BlueTuskConnection setup = BlueTuskConnection::open(throughPoolers("Target Session Attributes=primary"));
+			setup.executeSimple("DROP TABLE IF EXISTS bt_pooler_items; CREATE TABLE bt_pooler_items (thread int, n int, source text)");
+		}
+		auto dataSource = BlueTuskDataSource::create(throughPoolers("Server Pooling=transaction;Target Session Attributes=primary"));
+		constexpr int THREADS = 6;
+		constexpr int ROUNDS = 40;
+		std::atomic<int> errors{0};
+		std::mutex mutex;
+		std::string firstError;
+		std::vector<std::thread> threads;
+		for (int t = 0; t < THREADS; ++t)
+		{
+			threads.emplace_back([&, t]
+			{
+				for (int i = 0; i < ROUNDS; ++i)
+				{
+					try
+					{
+						BlueTuskConnection lease = dataSource->open();
+						lease.query("INSERT INTO bt_pooler_items VALUES ($1, $2, 'query')", {t, i});
+						PreparedStatement insert = lease.prepare("INSERT INTO bt_pooler_items VALUES ($1, $2, $3)");
+						lease.execute(insert, {t, i, std::string("prepared")});
+						lease.execute(insert, {t, i, std::string("prepared-again")});
+						lease.session().executeBatch(insert, {{t, i, std::string("batch")}, {t, i, std::string("batch")}});
+						Pipeline pipeline(lease.session());
+						pipeline.add(insert, {t, i, std::string("pipeline")});
+						pipeline.add("INSERT INTO bt_pooler_items VALUES ($1, $2, 'pipeline-text')", {t, i});
+						pipeline.run();
+						lease.executeSimple("BEGIN");
+						QueryResult first = lease.session().beginFetch(lease.prepare("SELECT n FROM bt_pooler_items WHERE thread = $1"), {t}, 2);
+						if (first.rows.empty()) throw Poco::IllegalStateException("the fetch returned no rows");
+						lease.session().endFetch();
+						lease.executeSimple("COMMIT");
+					}
+					catch (const Poco::Exception& exc)
+					{
+						if (errors++ == 0)
+						{
+							std::lock_guard<std::mutex> lock(mutex);
+							firstError = exc.displayText();
+						}
+					}
+				}
+			});
+		}
+		for (std::thread& thread: threads) thread.join();
+		if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
+		CPPUNIT_ASSERT_EQUAL(0, errors.load());
+		BlueTuskConnection check = BlueTuskConnection::open(throughPoolers("Target Session Attributes=primary"));
+		const QueryResult counts = check.query("SELECT source, count(*)::int4 FROM bt_pooler_items GROUP BY source ORDER BY source");
+		std::map<std::string, int> bySource;
+		for (std::size_t r = 0; r < counts.rows.size(); ++r) bySource[counts.row(r).get<std::string>(0)] = counts.row(r).get<Poco::Int32>(1);
+		const int each = THREADS * ROUNDS;
+		CPPUNIT_ASSERT_EQUAL(each * 2, bySource["batch"]);
+		CPPUNIT_ASSERT_EQUAL(each, bySource["pipeline"]);
+		CPPUNIT_ASSERT_EQUAL(each, bySource["pipeline-text"]);
+		CPPUNIT_ASSERT_EQUAL(each, bySource["prepared"]);
+		CPPUNIT_ASSERT_EQUAL(each, bySource["prepared-again"]);
+		CPPUNIT_ASSERT_EQUAL(each, bySource["query"]);
+		check.executeSimple("DROP TABLE bt_pooler_items");
+	}
+
+	void runPooledQueries(const std::string& connectionString)
+	{
+		auto dataSource = BlueTuskDataSource::create(connectionString);
 		std::atomic<int> errors{0};
 		std::atomic<int> wrong{0};
 		std::mutex mutex;
