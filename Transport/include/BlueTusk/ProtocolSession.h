@@ -309,8 +309,19 @@ private:
 		const std::vector<Poco::Int16>& resultFormats);
 		/// Bind of the unnamed portal to statement; for an unnamed statement (transaction pooling) its Parse
 		/// goes in front, with the described parameter types.
-	static const std::string& serverName(const PreparedStatement::Description& statement);
-		/// The name the server knows statement by: "" for an unnamed one.
+	const std::string& serverName(const PreparedStatement::Description& statement) const;
+		/// The name the server knows statement by: "" for an unnamed one, and for every one once the session
+		/// is in transaction pooling (a handle prepared before the switch runs unnamed from then on).
+	bool isUnnamed(const PreparedStatement::Description& statement) const;
+	bool noticeTransactionPooler(const BlueTuskServerException& exc);
+		/// Server Pooling=auto: when exc is the sign of a transaction pooler (PoolerDetection.h), switches this
+		/// session to transaction pooling, records the endpoint for the process's other sessions (logged once,
+		/// with the keyword to set) and returns true. False otherwise.
+	void followTransactionPoolers();
+		/// Server Pooling=auto: switches to transaction pooling when another session found this endpoint
+		/// behind a transaction pooler since the last look (one atomic load when nothing changed).
+	[[noreturn]] void throwPoolerInTransaction(const BlueTuskServerException& exc);
+		/// The sign came inside a transaction block, which it aborted: the error, saying so and what to do.
 	void countPrepared(bool again);
 	void checkOwned(const StatementPtr& statement) const;
 	[[noreturn]] void refuseParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const;
@@ -415,6 +426,8 @@ private:
 	Poco::UInt64 _nextStatement = 0;
 	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
 	bool _transactionPooling = false;                   /// Server Pooling=transaction (setTransactionPooling())
+	bool _autoPooling = false;                          /// Server Pooling=auto: follow the sign of a transaction pooler
+	Poco::UInt64 _poolerGeneration = 0;                 /// Detail::transactionPoolerGeneration() when last followed
 	StatementStatistics _statementStatistics;
 	std::shared_ptr<StatementCounters> _statementCounters;
 	bool _portalOpen = false;                           /// a beginFetch() portal is suspended on the server

@@ -11,6 +11,7 @@
 #include "BlueTusk/ProtocolSession.h"
 #include "SessionSupport.h"
 #include "StatementInvalidation.h"
+#include "PoolerDetection.h"
 
 namespace BlueTusk {
 
@@ -53,17 +54,58 @@ bool ProtocolSession::transactionPooling() const
 }
 
 
-const std::string& ProtocolSession::serverName(const PreparedStatement::Description& statement)
+bool ProtocolSession::isUnnamed(const PreparedStatement::Description& statement) const
+{
+	return statement.unnamed || _transactionPooling;
+}
+
+
+const std::string& ProtocolSession::serverName(const PreparedStatement::Description& statement) const
 {
 	static const std::string UNNAMED;
-	return statement.unnamed ? UNNAMED : statement.name;
+	return isUnnamed(statement) ? UNNAMED : statement.name;
+}
+
+
+bool ProtocolSession::noticeTransactionPooler(const BlueTuskServerException& exc)
+{
+	if (!_autoPooling || _transactionPooling || _broken || !Detail::isTransactionPoolerSign(exc)) return false;
+	setTransactionPooling(true);
+	const std::string endpoint = _endpoint.toString();
+	if (Detail::markTransactionPooler(endpoint))
+	{
+		Detail::transportLogger().warning("%s is behind a transaction pooler (%s, SQLSTATE %s): BlueTusk sends unnamed statements "
+			"and no DISCARD ALL to it from now on; set Server Pooling=transaction in the connection string to start that way "
+			"(doc/poolers.md)", endpoint, exc.fields().message, exc.sqlState());
+	}
+	_poolerGeneration = Detail::transactionPoolerGeneration();
+	return true;
+}
+
+
+void ProtocolSession::followTransactionPoolers()
+{
+	const Poco::UInt64 generation = Detail::transactionPoolerGeneration();
+	if (generation == _poolerGeneration) return;
+	_poolerGeneration = generation;
+	if (Detail::isTransactionPooler(_endpoint.toString())) setTransactionPooling(true);
+}
+
+
+void ProtocolSession::throwPoolerInTransaction(const BlueTuskServerException& exc)
+{
+	BlueTuskServerException::Fields fields = exc.fields();
+	fields.message += "; " + _endpoint.toString() + " is behind a transaction pooler, where a prepared statement can land on "
+		"another server session: BlueTusk sends unnamed statements from now on, but this one aborted the transaction "
+		"block; roll back and run the transaction again (set Server Pooling=transaction to avoid this, doc/poolers.md)";
+	throw BlueTuskServerException(fields, exc.sessionUsable());
 }
 
 
 void ProtocolSession::writeStatementBind(const PreparedStatement::Description& statement, const Parameters& parameters,
 	const std::vector<Poco::Int16>& resultFormats)
 {
-	if (statement.unnamed) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
+	if (isUnnamed(statement)) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
 	_writer.bind(std::string(), serverName(statement), parameters, statement.parameterTypes, resultFormats);
 }
 
@@ -160,7 +202,18 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 	}
 	_closesInFlight.clear();
 	_parameterDescription.clear();
-	std::vector<QueryResult> results = runCycle();
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
+	std::vector<QueryResult> results;
+	try
+	{
+		results = runCycle();
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (!noticeTransactionPooler(exc)) throw;
+		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+		return prepareNamed(sql, parseTypes, cached);   // now as the unnamed statement
+	}
 	describe(*statement, results.empty() ? QueryResult() : results.front());
 	countPrepared(false);
 	return statement;
@@ -202,6 +255,7 @@ PreparedStatement ProtocolSession::prepareCached(const std::string& sql)
 	}
 	if (_statementCache.maxPrepared() == 0) return prepare(sql);
 	StatementPtr statement = prepareNamed(sql, INFERRED, true);
+	if (isUnnamed(*statement)) return PreparedStatement(statement);   // found a transaction pooler: nothing to cache
 	admit(statement);
 	return PreparedStatement(statement);
 }
@@ -213,7 +267,7 @@ void ProtocolSession::unprepare(const PreparedStatement& handle)
 	if (!statement || statement->name.empty()) return;
 	if (statement->sessionId != _sessionId)
 		throw BlueTuskUsageException("prepared statement " + statement->name + " belongs to another session; it cannot be closed on " + where());
-	if (!statement->unnamed) _pendingCloses.push_back(statement->name);
+	if (!isUnnamed(*statement)) _pendingCloses.push_back(statement->name);
 	statement->name.clear();
 	if (statement->cached) _statementCache.erase(statement);
 	else if (_explicitStatements > 0) --_explicitStatements;
@@ -279,7 +333,7 @@ void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 	{
 		writePendingReset();
 		writePendingCloses();
-		if (!statement.unnamed) _writer.close('S', statement.name);
+		if (!isUnnamed(statement)) _writer.close('S', statement.name);
 		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
 		_writer.describeStatement(serverName(statement));
 		_writer.sync();
@@ -329,7 +383,20 @@ QueryResult ProtocolSession::query(const std::string& sql, const Parameters& par
 		if (_statementCounters) _statementCounters->cacheHits.fetch_add(1, std::memory_order_relaxed);
 		return executeStatement(*cached, parameters);
 	}
-	if (_statementCache.use(sql, types)) return prepareAndRun(newStatement(sql, types, true), parameters);
+	if (_statementCache.use(sql, types))
+	{
+		const bool outside = _transactionStatus == TransactionStatus::Idle;
+		try
+		{
+			return prepareAndRun(newStatement(sql, types, true), parameters);
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			if (!noticeTransactionPooler(exc)) throw;
+			if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+			return runUnnamed(sql, parameters, types);   // the Parse failed: nothing ran
+		}
+	}
 	return runUnnamed(sql, parameters, types);
 }
 
@@ -350,7 +417,7 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 	{
 		writePendingReset();
 		writePendingCloses();
-		if (again && !statement.unnamed) _writer.close('S', statement.name);
+		if (again && !isUnnamed(statement)) _writer.close('S', statement.name);
 		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
 		_writer.describeStatement(serverName(statement));
 		_writer.bind(std::string(), serverName(statement), parameters, statement.parseTypes, TEXT_RESULTS);
@@ -374,7 +441,7 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 		// The Parse may have failed (nothing prepared) or the execution (the statement exists). A new
 		// statement's name is closed in front of the next command (its text is counted afresh); a stale
 		// one stays marked and sends its Close with its next Parse.
-		if (!again && !_broken && !statement.unnamed) _pendingCloses.push_back(statement.name);
+		if (!again && !_broken && !isUnnamed(statement)) _pendingCloses.push_back(statement.name);
 		throw;
 	}
 	QueryResult description;

@@ -9,6 +9,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include "PoolerDetection.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
 #include "protocol/SigpipeGuard.h"
@@ -302,6 +303,7 @@ void ProtocolSession::ensureUsable()
 	if (_copyInProgress)
 		throw BlueTuskUsageException("a COPY FROM STDIN is in progress on " + where() + "; finish() or abort() its CopyIn first");
 	if (_portalOpen) finishPortal(true);   // another command: a beginFetch() portal's rest is read ahead first
+	if (_autoPooling && !_transactionPooling) followTransactionPoolers();
 }
 
 

@@ -8,6 +8,7 @@
 //
 
 #include "BlueTusk/ProtocolSession.h"
+#include "PoolerDetection.h"
 #include "BlueTusk/CancellationWatch.h"
 #include "BlueTusk/Dialer.h"
 #include "BlueTusk/Md5Password.h"
@@ -103,7 +104,10 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 	_commandTimeout = settings.commandTimeout.totalMicroseconds() > 0 ? settings.commandTimeout : Poco::Timespan(0);
 	_defaultCommandTimeout = _commandTimeout;
 	_maintenanceTimeout = settings.connectTimeout.totalMicroseconds() > 0 ? settings.connectTimeout : Poco::Timespan(0);
-	_transactionPooling = settings.serverPooling == ServerPooling::Transaction;
+	_autoPooling = settings.serverPooling == ServerPooling::Auto;
+	_poolerGeneration = Detail::transactionPoolerGeneration();
+	_transactionPooling = settings.serverPooling == ServerPooling::Transaction ||
+		(_autoPooling && Detail::isTransactionPooler(_endpoint.toString()));
 	configureStatementCache(static_cast<std::size_t>(std::max(settings.maxAutoPrepare, 0)), static_cast<std::size_t>(std::max(settings.autoPrepareMinUsages, 1)));
 	// TLS is not used over Unix-domain sockets (as libpq: the server does not offer it there).
 	const bool unixSocket = address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;

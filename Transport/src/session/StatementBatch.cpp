@@ -78,7 +78,7 @@ Poco::UInt64 ProtocolSession::runBatch(PreparedStatement::Description& statement
 		{
 			if (first == 0) writePendingCloses();
 			// An unnamed statement is parsed once per batch: its Bind messages all follow that one Parse.
-			if (first == 0 && statement.unnamed) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
+			if (first == 0 && isUnnamed(statement)) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
 			for (std::size_t i = first; i < first + count; ++i)
 			{
 				_writer.bind(std::string(), serverName(statement), rows[i], statement.parameterTypes, NO_RESULTS);
