@@ -9,6 +9,7 @@
 #   patroni-frozen   BlueTuskFixturePatroniFrozenStart/Stop      ha-frozen    (scripts/patroni, afresh)
 #   patroni-topology BlueTuskFixturePatroniTopologyStart/Stop    ha-topology  (scripts/patroni, afresh)
 #   paf              BlueTuskFixturePAFStart/Stop                paf          (scripts/pg-auto-failover, afresh)
+#   pgbouncer        BlueTuskFixturePgBouncerStart/Stop          pooler       (scripts/pgbouncer, over local-cluster)
 # A fixture's tests carry its suites' label too (and "fixture"), so a label filter that leaves the suites out
 # (scripts/test's "-LE 'ha|paf|unit'") leaves their cluster alone.
 # The three Patroni fixtures share one cluster (one port): each setup depends on the previous one's cleanup, so
@@ -29,7 +30,7 @@ function(bluetusk_fixture name fixture kind label)
   foreach(suite ${suites})
     get_test_property(${suite} LABELS suite_labels)
     if(suite_labels AND label IN_LIST suite_labels AND NOT "fixture" IN_LIST suite_labels)
-      set_tests_properties(${suite} PROPERTIES FIXTURES_REQUIRED ${fixture})
+      set_property(TEST ${suite} APPEND PROPERTY FIXTURES_REQUIRED ${fixture})
     endif()
   endforeach()
 endfunction()
@@ -39,3 +40,7 @@ bluetusk_fixture(PatroniHA patroni-ha patroni ha)
 bluetusk_fixture(PatroniFrozen patroni-frozen patroni ha-frozen AFTER BlueTuskFixturePatroniHAStop)
 bluetusk_fixture(PatroniTopology patroni-topology patroni ha-topology AFTER BlueTuskFixturePatroniFrozenStop)
 bluetusk_fixture(PAF paf paf paf)
+# A PgBouncer in front of each node of the local cluster: the pooler suites carry "integration;pooler", so they
+# need both fixtures, and the PgBouncers start after the cluster.
+bluetusk_fixture(PgBouncer pgbouncer pgbouncer pooler)
+set_tests_properties(BlueTuskFixturePgBouncerStart BlueTuskFixturePgBouncerStop PROPERTIES FIXTURES_REQUIRED local-cluster)

@@ -95,6 +95,7 @@ const std::vector<ConnectionKeywords::Keyword>& ConnectionKeywords::all()
 		{"Command Timeout", nullptr, nullptr, field<&S::commandTimeout, parseSeconds, formatSeconds>(), P::WhenTextChanged, "9"},
 		{"Failover Poll Milliseconds", nullptr, nullptr, field<&S::failoverPoll, wholeMilliseconds, formatMilliseconds>(), P::WhenTextChanged, "200"},
 		{"Max Auto Prepare", nullptr, nullptr, field<&S::maxAutoPrepare, parseCount, formatCount>(), P::WhenTextChanged, "16"},
+		{"Server Pooling", nullptr, nullptr, field<&S::serverPooling, parseServerPooling, formatName<ServerPooling>>(), P::WhenTextChanged, "transaction"},
 		{"Auto Prepare Min Usages", nullptr, nullptr, field<&S::autoPrepareMinUsages, autoPrepareMinUsages, formatCount>(), P::WhenTextChanged, "5"},
 		{"Keepalive", "keepalives_idle", nullptr, field<&S::keepalive, parseKeepaliveSeconds, formatWholeSeconds>(), P::WhenTextChanged, "30"},
 		{"Tcp User Timeout", "tcp_user_timeout", nullptr, field<&S::tcpUserTimeout, wholeMilliseconds, formatMilliseconds>(), P::WhenTextChanged, "5000"},

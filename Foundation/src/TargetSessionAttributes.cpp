@@ -7,6 +7,7 @@
 //
 
 #include "BlueTusk/TargetSessionAttributes.h"
+#include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "ValueText.h"
 #include <algorithm>
@@ -18,6 +19,13 @@ namespace {
 const std::vector<std::string>& sslModeNames()
 {
 	static const std::vector<std::string> names = {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"};
+	return names;
+}
+
+
+const std::vector<std::string>& serverPoolingNames()
+{
+	static const std::vector<std::string> names = {"auto", "session", "transaction"};
 	return names;
 }
 
@@ -171,6 +179,18 @@ std::string toString(ChannelBinding mode)
 ChannelBinding parseChannelBinding(const std::string& text, const std::string& keyword)
 {
 	return parseEnumeration<ChannelBinding>(channelBindingNames(), text, keyword);
+}
+
+
+std::string toString(ServerPooling mode)
+{
+	return serverPoolingNames().at(static_cast<std::size_t>(mode));
+}
+
+
+ServerPooling parseServerPooling(const std::string& text, const std::string& keyword)
+{
+	return parseEnumeration<ServerPooling>(serverPoolingNames(), text, keyword);
 }
 
 

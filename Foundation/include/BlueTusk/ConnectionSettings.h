@@ -26,6 +26,20 @@ struct ConnectionKeywords;
 }
 
 
+enum class ServerPooling
+	/// Server Pooling: what sits between the client and PostgreSQL (doc/poolers.md).
+{
+	Auto,        /// "auto" (the default): a server or a session pooler until the server shows otherwise
+	Session,     /// "session": a server, or a pooler that gives each client one server session (no pooler mode)
+	Transaction  /// "transaction": a pooler that may give each transaction another server session (PgBouncer's
+	             /// pool_mode=transaction): unnamed statements only, no reset that reaches other clients
+};
+
+BlueTusk_Foundation_API std::string toString(ServerPooling mode);
+BlueTusk_Foundation_API ServerPooling parseServerPooling(const std::string& text, const std::string& keyword = "Server Pooling");
+	/// Throws BlueTuskConnectionStringException naming keyword for a value other than auto, session, transaction.
+
+
 class BlueTusk_Foundation_API ConnectionSettings
 	/// All keywords of a connection string, resolved: environment fallbacks (PGHOST, PGPORT, ...) and
 	/// defaults are applied by parse(). Plain data with public members; copy it freely. Not synchronized:
@@ -78,6 +92,11 @@ public:
 	int maxAutoPrepare = 128;
 		/// Max Auto Prepare: SQL texts a session keeps prepared in its statement cache (least recently used
 		/// ones are closed beyond it); 0 turns automatic preparation off (Npgsql's keyword and meaning).
+	ServerPooling serverPooling = ServerPooling::Auto;
+		/// Server Pooling: auto, session or transaction (doc/poolers.md). With transaction, every statement
+		/// is an unnamed one (Parse, Bind, Execute in one write: no round trip of its own), the statement cache
+		/// is off whatever Max Auto Prepare says, a returning lease is rolled back but not DISCARDed, and a
+		/// role is learned by a query rather than from ParameterStatus a pooler may replay from its cache.
 	int autoPrepareMinUsages = 2;
 		/// Auto Prepare Min Usages: executions of one SQL text through query() before it is prepared (1 or
 		/// more; Npgsql's keyword).

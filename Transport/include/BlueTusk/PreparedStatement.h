@@ -43,6 +43,9 @@ public:
 		Poco::UInt64 sessionId = 0;                /// Session::sessionId() of the owner
 		bool cached = false;                       /// owned by the statement cache (auto-prepared)
 		bool needsReprepare = false;               /// invalidated on the server: prepare before the next use
+		bool unnamed = false;
+			/// Server Pooling=transaction: not kept on the server; its run sends Parse of the unnamed statement in
+			/// front of its Bind (name is then the session's own handle name, never sent)
 	};
 
 	PreparedStatement();

@@ -11,6 +11,7 @@
 #include "ProtocolSession.h"
 #include "SessionSupport.h"
 #include "StatementInvalidation.h"
+#include "PoolerDetection.h"
 
 namespace BlueTusk {
 
@@ -36,8 +37,82 @@ Poco::UInt64 ProtocolSession::sessionId() const
 }
 
 
+void ProtocolSession::setTransactionPooling(bool on)
+{
+	if (on && !_transactionPooling)
+	{
+		_statementCache.reset(0, _statementCache.minUsages());   // forgotten, not closed: see the declaration
+		_pendingCloses.clear();
+	}
+	_transactionPooling = on;
+}
+
+
+bool ProtocolSession::transactionPooling() const
+{
+	return _transactionPooling;
+}
+
+
+bool ProtocolSession::isUnnamed(const PreparedStatement::Description& statement) const
+{
+	return statement.unnamed || _transactionPooling;
+}
+
+
+const std::string& ProtocolSession::serverName(const PreparedStatement::Description& statement) const
+{
+	static const std::string UNNAMED;
+	return isUnnamed(statement) ? UNNAMED : statement.name;
+}
+
+
+bool ProtocolSession::noticeTransactionPooler(const BlueTuskServerException& exc)
+{
+	if (!_autoPooling || _transactionPooling || _broken || !Detail::isTransactionPoolerSign(exc)) return false;
+	setTransactionPooling(true);
+	const std::string endpoint = _endpoint.toString();
+	if (Detail::markTransactionPooler(endpoint))
+	{
+		Detail::transportLogger().warning("%s is behind a transaction pooler (%s, SQLSTATE %s): BlueTusk sends unnamed statements "
+			"and no DISCARD ALL to it from now on; set Server Pooling=transaction in the connection string to start that way "
+			"(doc/poolers.md)", endpoint, exc.fields().message, exc.sqlState());
+	}
+	_poolerGeneration = Detail::transactionPoolerGeneration();
+	return true;
+}
+
+
+void ProtocolSession::followTransactionPoolers()
+{
+	const Poco::UInt64 generation = Detail::transactionPoolerGeneration();
+	if (generation == _poolerGeneration) return;
+	_poolerGeneration = generation;
+	if (Detail::isTransactionPooler(_endpoint.toString())) setTransactionPooling(true);
+}
+
+
+void ProtocolSession::throwPoolerInTransaction(const BlueTuskServerException& exc)
+{
+	BlueTuskServerException::Fields fields = exc.fields();
+	fields.message += "; " + _endpoint.toString() + " is behind a transaction pooler, where a prepared statement can land on "
+		"another server session: BlueTusk sends unnamed statements from now on, but this one aborted the transaction "
+		"block; roll back and run the transaction again (set Server Pooling=transaction to avoid this, doc/poolers.md)";
+	throw BlueTuskServerException(fields, exc.sessionUsable());
+}
+
+
+void ProtocolSession::writeStatementBind(const PreparedStatement::Description& statement, const Parameters& parameters,
+	const std::vector<Poco::Int16>& resultFormats)
+{
+	if (isUnnamed(statement)) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
+	_writer.bind(std::string(), serverName(statement), parameters, statement.parameterTypes, resultFormats);
+}
+
+
 void ProtocolSession::configureStatementCache(std::size_t maxAutoPrepare, std::size_t autoPrepareMinUsages)
 {
+	if (_transactionPooling) maxAutoPrepare = 0;
 	for (const std::string& name: _statementCache.names()) _pendingCloses.push_back(name);
 	_statementCache.reset(maxAutoPrepare, autoPrepareMinUsages);
 }
@@ -89,6 +164,7 @@ ProtocolSession::StatementPtr ProtocolSession::newStatement(const std::string& s
 	statement->parseTypes = parseTypes;
 	statement->sessionId = _sessionId;
 	statement->cached = cached;
+	statement->unnamed = _transactionPooling;
 	return statement;
 }
 
@@ -115,8 +191,8 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(statement->name, sql, parseTypes);
-		_writer.describeStatement(statement->name);
+		_writer.parse(serverName(*statement), sql, parseTypes);
+		_writer.describeStatement(serverName(*statement));
 		_writer.sync();
 	}
 	catch (...)
@@ -126,7 +202,18 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 	}
 	_closesInFlight.clear();
 	_parameterDescription.clear();
-	std::vector<QueryResult> results = runCycle();
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
+	std::vector<QueryResult> results;
+	try
+	{
+		results = runCycle();
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (!noticeTransactionPooler(exc)) throw;
+		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+		return prepareNamed(sql, parseTypes, cached);   // now as the unnamed statement
+	}
 	describe(*statement, results.empty() ? QueryResult() : results.front());
 	countPrepared(false);
 	return statement;
@@ -168,6 +255,7 @@ PreparedStatement ProtocolSession::prepareCached(const std::string& sql)
 	}
 	if (_statementCache.maxPrepared() == 0) return prepare(sql);
 	StatementPtr statement = prepareNamed(sql, INFERRED, true);
+	if (isUnnamed(*statement)) return PreparedStatement(statement);   // found a transaction pooler: nothing to cache
 	admit(statement);
 	return PreparedStatement(statement);
 }
@@ -179,7 +267,7 @@ void ProtocolSession::unprepare(const PreparedStatement& handle)
 	if (!statement || statement->name.empty()) return;
 	if (statement->sessionId != _sessionId)
 		throw BlueTuskUsageException("prepared statement " + statement->name + " belongs to another session; it cannot be closed on " + where());
-	_pendingCloses.push_back(statement->name);
+	if (!isUnnamed(*statement)) _pendingCloses.push_back(statement->name);
 	statement->name.clear();
 	if (statement->cached) _statementCache.erase(statement);
 	else if (_explicitStatements > 0) --_explicitStatements;
@@ -245,9 +333,9 @@ void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.close('S', statement.name);
-		_writer.parse(statement.name, statement.sql, statement.parseTypes);
-		_writer.describeStatement(statement.name);
+		if (!isUnnamed(statement)) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
 		_writer.sync();
 	}
 	catch (...)
@@ -269,7 +357,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.bind(std::string(), statement.name, parameters, statement.parameterTypes, statement.resultFormats);
+		writeStatementBind(statement, parameters, statement.resultFormats);
 		_writer.execute(std::string(), 0);
 		_writer.sync();
 	}
@@ -295,7 +383,20 @@ QueryResult ProtocolSession::query(const std::string& sql, const Parameters& par
 		if (_statementCounters) _statementCounters->cacheHits.fetch_add(1, std::memory_order_relaxed);
 		return executeStatement(*cached, parameters);
 	}
-	if (_statementCache.use(sql, types)) return prepareAndRun(newStatement(sql, types, true), parameters);
+	if (_statementCache.use(sql, types))
+	{
+		const bool outside = _transactionStatus == TransactionStatus::Idle;
+		try
+		{
+			return prepareAndRun(newStatement(sql, types, true), parameters);
+		}
+		catch (BlueTuskServerException& exc)
+		{
+			if (!noticeTransactionPooler(exc)) throw;
+			if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+			return runUnnamed(sql, parameters, types);   // the Parse failed: nothing ran
+		}
+	}
 	return runUnnamed(sql, parameters, types);
 }
 
@@ -316,10 +417,10 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 	{
 		writePendingReset();
 		writePendingCloses();
-		if (again) _writer.close('S', statement.name);
-		_writer.parse(statement.name, statement.sql, statement.parseTypes);
-		_writer.describeStatement(statement.name);
-		_writer.bind(std::string(), statement.name, parameters, statement.parseTypes, TEXT_RESULTS);
+		if (again && !isUnnamed(statement)) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
+		_writer.bind(std::string(), serverName(statement), parameters, statement.parseTypes, TEXT_RESULTS);
 		_writer.execute(std::string(), 0);
 		_writer.sync();
 	}
@@ -340,7 +441,7 @@ QueryResult ProtocolSession::parseAndRun(PreparedStatement::Description& stateme
 		// The Parse may have failed (nothing prepared) or the execution (the statement exists). A new
 		// statement's name is closed in front of the next command (its text is counted afresh); a stale
 		// one stays marked and sends its Close with its next Parse.
-		if (!again && !_broken) _pendingCloses.push_back(statement.name);
+		if (!again && !_broken && !isUnnamed(statement)) _pendingCloses.push_back(statement.name);
 		throw;
 	}
 	QueryResult description;

@@ -114,7 +114,7 @@ void ProtocolSession::writePipelineCommand(const PipelineCommand& command)
 	if (command.statement.isValid())
 	{
 		const PreparedStatement::Description& statement = *command.statement.description();
-		_writer.bind(std::string(), statement.name, command.parameters, statement.parameterTypes, statement.resultFormats);
+		writeStatementBind(statement, command.parameters, statement.resultFormats);
 	}
 	else
 	{

@@ -28,7 +28,7 @@ QueryResult ProtocolSession::beginFetch(const PreparedStatement& handle, const P
 		try
 		{
 			writePendingCloses();
-			_writer.bind(std::string(), statement->name, parameters, statement->parameterTypes, statement->resultFormats);
+			writeStatementBind(*statement, parameters, statement->resultFormats);
 			_writer.execute(std::string(), static_cast<Poco::Int32>(rows));
 			_writer.flush();
 		}

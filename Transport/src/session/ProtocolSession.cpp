@@ -9,6 +9,7 @@
 //
 
 #include "ProtocolSession.h"
+#include "PoolerDetection.h"
 #include "connect/CancellationWatch.h"
 #include "connect/Dialer.h"
 #include "protocol/SigpipeGuard.h"
@@ -61,6 +62,13 @@ std::string ProtocolSession::connectedAddress() const
 ServerRole ProtocolSession::role() const
 {
 	return _role;
+}
+
+
+ServerRole ProtocolSession::reportedRole() const
+{
+	if (_transactionPooling) return ServerRole::Unknown;
+	return Session::reportedRole();
 }
 
 
@@ -295,6 +303,7 @@ void ProtocolSession::ensureUsable()
 	if (_copyInProgress)
 		throw BlueTuskUsageException("a COPY FROM STDIN is in progress on " + where() + "; finish() or abort() its CopyIn first");
 	if (_portalOpen) finishPortal(true);   // another command: a beginFetch() portal's rest is read ahead first
+	if (_autoPooling && !_transactionPooling) followTransactionPoolers();
 }
 
 

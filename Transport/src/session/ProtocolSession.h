@@ -87,6 +87,9 @@ public:
 	const BlueTuskHostEndpoint& endpoint() const;
 	std::string connectedAddress() const;
 	ServerRole role() const;
+	ServerRole reportedRole() const;
+		/// Session's, except with transaction pooling: Unknown (a pooler may replay in_hot_standby and
+		/// default_transaction_read_only from its cache at login; the role then comes from a probe query).
 	ServerRole probeRole(bool force);
 	bool roleChangeSuspected() const;
 	ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
@@ -176,6 +179,17 @@ public:
 
 	const StatementCache& statementCache() const;
 		/// The automatically prepared statements.
+
+	void setTransactionPooling(bool on);
+		/// Server Pooling=transaction (doc/poolers.md): with on, no statement stays on the server between
+		/// commands (prepare() describes the statement and each run parses it again as the unnamed statement,
+		/// in the same write as its Bind: no round trip of its own), the statement cache is emptied and off,
+		/// reset() rolls back but sends no DISCARD ALL, and refreshRole() asks the server instead of trusting
+		/// ParameterStatus a pooler may replay from its cache. Statements already prepared are forgotten
+		/// without a Close (behind a transaction pooler the Close could reach another client's statement).
+		/// startup() applies the settings' Server Pooling.
+
+	bool transactionPooling() const;
 
 	std::string resetSql() const;
 		/// What the pool's reset runs: "DISCARD ALL", or, while this session holds prepared statements,
@@ -290,6 +304,23 @@ private:
 		/// After a CommandComplete whose tag Detail::changesSchema() (DDL, DISCARD ALL, DEALLOCATE): marks the
 		/// cached statements stale.
 	QueryResult runUnnamed(const std::string& sql, const Parameters& parameters, const std::vector<Poco::UInt32>& types);
+	void writeStatementBind(const PreparedStatement::Description& statement, const Parameters& parameters,
+		const std::vector<Poco::Int16>& resultFormats);
+		/// Bind of the unnamed portal to statement; for an unnamed statement (transaction pooling) its Parse
+		/// goes in front, with the described parameter types.
+	const std::string& serverName(const PreparedStatement::Description& statement) const;
+		/// The name the server knows statement by: "" for an unnamed one, and for every one once the session
+		/// is in transaction pooling (a handle prepared before the switch runs unnamed from then on).
+	bool isUnnamed(const PreparedStatement::Description& statement) const;
+	bool noticeTransactionPooler(const BlueTuskServerException& exc);
+		/// Server Pooling=auto: when exc is the sign of a transaction pooler (PoolerDetection.h), switches this
+		/// session to transaction pooling, records the endpoint for the process's other sessions (logged once,
+		/// with the keyword to set) and returns true. False otherwise.
+	void followTransactionPoolers();
+		/// Server Pooling=auto: switches to transaction pooling when another session found this endpoint
+		/// behind a transaction pooler since the last look (one atomic load when nothing changed).
+	[[noreturn]] void throwPoolerInTransaction(const BlueTuskServerException& exc);
+		/// The sign came inside a transaction block, which it aborted: the error, saying so and what to do.
 	void countPrepared(bool again);
 	void checkOwned(const StatementPtr& statement) const;
 	[[noreturn]] void refuseParameterCount(const PreparedStatement::Description& statement, const Parameters& parameters) const;
@@ -393,6 +424,9 @@ private:
 	Poco::UInt64 _sessionId;
 	Poco::UInt64 _nextStatement = 0;
 	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
+	bool _transactionPooling = false;                   /// Server Pooling=transaction (setTransactionPooling())
+	bool _autoPooling = false;                          /// Server Pooling=auto: follow the sign of a transaction pooler
+	Poco::UInt64 _poolerGeneration = 0;                 /// Detail::transactionPoolerGeneration() when last followed
 	StatementStatistics _statementStatistics;
 	std::shared_ptr<StatementCounters> _statementCounters;
 	bool _portalOpen = false;                           /// a beginFetch() portal is suspended on the server

@@ -63,7 +63,7 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 		writePendingCloses();
 		if (cached)
 		{
-			_writer.bind(std::string(), statement->name, parameters, statement->parameterTypes, statement->resultFormats);
+			writeStatementBind(*statement, parameters, statement->resultFormats);
 			columns = statement->columns;
 		}
 		else

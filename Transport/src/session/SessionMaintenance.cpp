@@ -190,6 +190,9 @@ ServerRole ProtocolSession::refreshRole()
 
 void ProtocolSession::reset(bool discardAll)
 {
+	// Behind a transaction pooler DISCARD ALL would run on a server session other clients use next
+	// (deallocating their statements): the reset is the ROLLBACK alone.
+	if (_transactionPooling) discardAll = false;
 	if (discardAll) _discardPending = false;   // done now instead
 	maintain("the session reset", [&]
 	{
@@ -227,7 +230,7 @@ bool ProtocolSession::deferReset()
 		}
 	}
 	if (_broken || !_ready || _transactionStatus != TransactionStatus::Idle) return false;
-	if (_ranSinceReset) _discardPending = true;   // else: as reset as when it started or was last reset
+	if (_ranSinceReset && !_transactionPooling) _discardPending = true;   // else: as reset as when it started or was last reset
 	return true;
 }
 

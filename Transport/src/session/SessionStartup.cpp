@@ -8,6 +8,7 @@
 //
 
 #include "ProtocolSession.h"
+#include "PoolerDetection.h"
 #include "connect/CancellationWatch.h"
 #include "connect/Dialer.h"
 #include "connect/Md5Password.h"
@@ -103,6 +104,10 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 	_commandTimeout = settings.commandTimeout.totalMicroseconds() > 0 ? settings.commandTimeout : Poco::Timespan(0);
 	_defaultCommandTimeout = _commandTimeout;
 	_maintenanceTimeout = settings.connectTimeout.totalMicroseconds() > 0 ? settings.connectTimeout : Poco::Timespan(0);
+	_autoPooling = settings.serverPooling == ServerPooling::Auto;
+	_poolerGeneration = Detail::transactionPoolerGeneration();
+	_transactionPooling = settings.serverPooling == ServerPooling::Transaction ||
+		(_autoPooling && Detail::isTransactionPooler(_endpoint.toString()));
 	configureStatementCache(static_cast<std::size_t>(std::max(settings.maxAutoPrepare, 0)), static_cast<std::size_t>(std::max(settings.autoPrepareMinUsages, 1)));
 	// TLS is not used over Unix-domain sockets (as libpq: the server does not offer it there).
 	const bool unixSocket = address.family() == Poco::Net::SocketAddress::UNIX_LOCAL;

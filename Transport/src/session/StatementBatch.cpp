@@ -77,9 +77,11 @@ Poco::UInt64 ProtocolSession::runBatch(PreparedStatement::Description& statement
 		try
 		{
 			if (first == 0) writePendingCloses();
+			// An unnamed statement is parsed once per batch: its Bind messages all follow that one Parse.
+			if (first == 0 && isUnnamed(statement)) _writer.parse(std::string(), statement.sql, statement.parameterTypes);
 			for (std::size_t i = first; i < first + count; ++i)
 			{
-				_writer.bind(std::string(), statement.name, rows[i], statement.parameterTypes, NO_RESULTS);
+				_writer.bind(std::string(), serverName(statement), rows[i], statement.parameterTypes, NO_RESULTS);
 				_writer.execute(std::string(), 0);
 			}
 			if (last) _writer.sync();

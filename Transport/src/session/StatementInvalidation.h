@@ -111,6 +111,12 @@ auto ProtocolSession::retryIfStale(PreparedStatement::Description& statement, Ru
 	catch (BlueTuskServerException& exc)
 	{
 		if (_broken) throw;
+		if (noticeTransactionPooler(exc))
+		{
+			// Server Pooling=auto met a transaction pooler: the session now sends the statement unnamed.
+			if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+			return run();
+		}
 		const Detail::Staleness staleness = Detail::staleness(exc, statement);
 		if (staleness == Detail::Staleness::None) throw;
 		statement.needsReprepare = true;
