@@ -275,6 +275,12 @@ void SessionImpl::setAutoCommit(const std::string&, bool value)
 	if (value == _autoCommit) return;
 	if (value)
 	{
+#if BLUETUSK_POCO_BEGIN_TURNS_AUTOCOMMIT_OFF
+		// Poco 1.13's rule (its own connectors and Poco's Data test suite): autoCommit does not change
+		// while a transaction is open; commit() or rollback() first.
+		if (isTransaction())
+			throw Poco::InvalidAccessException("bluetusk: autoCommit cannot be turned on inside a transaction; commit or roll back first");
+#endif
 		if (isTransaction())
 		{
 			run("COMMIT");

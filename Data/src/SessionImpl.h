@@ -45,7 +45,8 @@ class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<Sess
 	/// once, turning it on commits the open one; after a commit() or rollback() while it is off, the next
 	/// statement begins a new transaction (so every statement runs inside one, as ODBC's autocommit off).
 	/// With Poco 1.13 and later (whose Session::begin() turns autoCommit off itself), turning it off owes
-	/// the BEGIN to the next statement or begin() instead (PocoVersionAdapter.h).
+	/// the BEGIN to the next statement or begin() instead, and turning it on inside a transaction throws
+	/// Poco::InvalidAccessException (PocoVersionAdapter.h).
 	///
 	/// reset() (Poco's SessionPool calls it when a session comes back) rolls back an open transaction,
 	/// restores autoCommit and the isolation level, and resets the server session (DISCARD ALL, or the

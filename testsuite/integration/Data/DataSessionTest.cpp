@@ -15,6 +15,7 @@
 #include "Poco/Data/SessionPool.h"
 #include "Poco/Data/Statement.h"
 #include "Poco/Data/Transaction.h"
+#include "Poco/Version.h"
 #include "Poco/Net/ServerSocket.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -234,7 +235,13 @@ public:
 		session.rollback();
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(other, "pd_auto"));
 		session << "INSERT INTO pd_auto VALUES (3)", now;
-		session.setFeature("autoCommit", true);    // commits the open transaction
+#if POCO_VERSION >= 0x010D0000
+		// Poco 1.13 and later: autoCommit does not change inside a transaction (as Poco's own connectors)
+		CPPUNIT_ASSERT_THROW(session.setFeature("autoCommit", true), Poco::InvalidAccessException);
+		CPPUNIT_ASSERT(!session.getFeature("autoCommit"));
+		session.commit();
+#endif
+		session.setFeature("autoCommit", true);    // Poco 1.11: commits the open transaction
 		CPPUNIT_ASSERT(!session.isTransaction());
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(2), count(other, "pd_auto"));
 		session << "INSERT INTO pd_auto VALUES (4)", now;
