@@ -134,6 +134,49 @@ BLUETUSK_EXTRACT_SCALAR(Poco::Dynamic::Var)
 #undef BLUETUSK_EXTRACT_SCALAR
 
 
+template <typename T>
+bool Extractor::readNullable(std::size_t pos, Poco::Nullable<T>& val)
+{
+	T value{};
+	if (read(pos, _cursor.row, value)) val = std::move(value);
+	else val.clear();
+	return true;
+}
+
+
+#if BLUETUSK_POCO_NULLABLE_EXTRACTION
+#define BLUETUSK_EXTRACT_NULLABLE(T) \
+	bool Extractor::extract(std::size_t pos, Poco::Nullable<T>& val) { return readNullable(pos, val); }
+BLUETUSK_EXTRACT_NULLABLE(Poco::Int8)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UInt8)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Int16)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UInt16)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Int32)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UInt32)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Int64)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UInt64)
+#ifndef POCO_INT64_IS_LONG
+BLUETUSK_EXTRACT_NULLABLE(long)
+BLUETUSK_EXTRACT_NULLABLE(unsigned long)
+#endif
+BLUETUSK_EXTRACT_NULLABLE(bool)
+BLUETUSK_EXTRACT_NULLABLE(float)
+BLUETUSK_EXTRACT_NULLABLE(double)
+BLUETUSK_EXTRACT_NULLABLE(char)
+BLUETUSK_EXTRACT_NULLABLE(std::string)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UTF16String)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Data::BLOB)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Data::CLOB)
+BLUETUSK_EXTRACT_NULLABLE(Poco::DateTime)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Date)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Time)
+BLUETUSK_EXTRACT_NULLABLE(Poco::UUID)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Any)
+BLUETUSK_EXTRACT_NULLABLE(Poco::Dynamic::Var)
+#undef BLUETUSK_EXTRACT_NULLABLE
+#endif
+
+
 #define BLUETUSK_EXTRACT_CONTAINERS(T) \
 	bool Extractor::extract(std::size_t pos, std::vector<T>& val) { return readColumn(pos, val); } \
 	bool Extractor::extract(std::size_t pos, std::deque<T>& val) { return readColumn(pos, val); } \

@@ -12,7 +12,9 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/QueryResult.h"
+#include "PocoVersionAdapter.h"
 #include "Poco/Data/AbstractExtractor.h"
+#include "Poco/Nullable.h"
 #include "Poco/Data/Date.h"
 #include "Poco/Data/LOB.h"
 #include "Poco/Data/Time.h"
@@ -78,6 +80,39 @@ public:
 	bool extract(std::size_t pos, Poco::Any& val);
 	bool extract(std::size_t pos, Poco::Dynamic::Var& val);
 
+#if BLUETUSK_POCO_NULLABLE_EXTRACTION
+	// Poco 1.13's Nullable overloads: NULL clears val (and returns true), as Poco's connectors do.
+#define BLUETUSK_EXTRACT_NULLABLE(T) \
+	bool extract(std::size_t pos, Poco::Nullable<T>& val) override;
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Int8)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt8)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Int16)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt16)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Int32)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt32)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Int64)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt64)
+#ifndef POCO_INT64_IS_LONG
+	BLUETUSK_EXTRACT_NULLABLE(long)
+	BLUETUSK_EXTRACT_NULLABLE(unsigned long)
+#endif
+	BLUETUSK_EXTRACT_NULLABLE(bool)
+	BLUETUSK_EXTRACT_NULLABLE(float)
+	BLUETUSK_EXTRACT_NULLABLE(double)
+	BLUETUSK_EXTRACT_NULLABLE(char)
+	BLUETUSK_EXTRACT_NULLABLE(std::string)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UTF16String)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::BLOB)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::CLOB)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::DateTime)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Date)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Time)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::UUID)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Any)
+	BLUETUSK_EXTRACT_NULLABLE(Poco::Dynamic::Var)
+#undef BLUETUSK_EXTRACT_NULLABLE
+#endif
+
 #define BLUETUSK_EXTRACT_CONTAINERS(T) \
 	bool extract(std::size_t pos, std::vector<T>& val); \
 	bool extract(std::size_t pos, std::deque<T>& val); \
@@ -115,6 +150,7 @@ public:
 private:
 	template <typename T> bool read(std::size_t pos, std::size_t row, T& val);
 	template <typename C> bool readColumn(std::size_t pos, C& values);
+	template <typename T> bool readNullable(std::size_t pos, Poco::Nullable<T>& val);
 	const FieldValue& field(std::size_t pos, std::size_t row) const;
 
 	const ResultCursor& _cursor;

@@ -5,6 +5,7 @@
 //
 
 #include "SessionImpl.h"
+#include "PocoVersionAdapter.h"
 #include "BlueTusk/Data/DataException.h"
 #include "StatementImpl.h"
 #include "BlueTusk/Session.h"
@@ -12,6 +13,7 @@
 #include "Poco/Clock.h"
 #include "Poco/Data/Session.h"
 #include "Poco/Logger.h"
+#include "Poco/String.h"
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -61,10 +63,12 @@ SessionImpl::SessionImpl(const std::string& connectionString, std::size_t loginT
 	_isolation(Poco::Data::Session::TRANSACTION_READ_COMMITTED)
 {
 	addFeature("autoCommit", &SessionImpl::setAutoCommit, &SessionImpl::isAutoCommit);
+	addFeature("binaryExtraction", &SessionImpl::setBinaryExtraction, &SessionImpl::isBinaryExtraction);
 	addProperty("endpoint", &SessionImpl::setReadOnly, &SessionImpl::getEndpoint);
 	addProperty("role", &SessionImpl::setReadOnly, &SessionImpl::getRole);
 	addProperty("connection", &SessionImpl::setReadOnly, &SessionImpl::getConnection);
 	addProperty("dataSource", &SessionImpl::setReadOnly, &SessionImpl::getDataSource);
+	addProperty("connectorName", &SessionImpl::setConnectorName, &SessionImpl::getConnectorName);
 	setFeature("bulk", true);
 	open();
 }
@@ -271,6 +275,12 @@ void SessionImpl::setAutoCommit(const std::string&, bool value)
 	if (value == _autoCommit) return;
 	if (value)
 	{
+#if BLUETUSK_POCO_BEGIN_TURNS_AUTOCOMMIT_OFF
+		// Poco 1.13's rule (its own connectors and Poco's Data test suite): autoCommit does not change
+		// while a transaction is open; commit() or rollback() first.
+		if (isTransaction())
+			throw Poco::InvalidAccessException("bluetusk: autoCommit cannot be turned on inside a transaction; commit or roll back first");
+#endif
 		if (isTransaction())
 		{
 			run("COMMIT");
@@ -280,10 +290,28 @@ void SessionImpl::setAutoCommit(const std::string&, bool value)
 	}
 	else if (!isTransaction())
 	{
+#if BLUETUSK_POCO_BEGIN_TURNS_AUTOCOMMIT_OFF
+		// Poco::Data::Session::begin() turns autoCommit off right before it calls begin(): owe the BEGIN
+		// (the next statement or begin() sends it), as Poco's own connector does since Poco 1.13.
+		_beginOwed = true;
+#else
 		catchUp();
 		run("BEGIN");
+#endif
 	}
 	_autoCommit = value;
+}
+
+
+void SessionImpl::setBinaryExtraction(const std::string&, bool value)
+{
+	_binaryExtraction = value;
+}
+
+
+bool SessionImpl::isBinaryExtraction(const std::string&) const
+{
+	return _binaryExtraction;
 }
 
 
@@ -400,6 +428,21 @@ void SessionImpl::fail(const Poco::Exception& error, const std::string& sql)
 	if (dynamic_cast<const BlueTuskUsageException*>(&error)) throw Poco::Data::ExecutionException(error.message(), error);
 	error.rethrow();
 	throw Poco::BugcheckException("unreachable");
+}
+
+
+void SessionImpl::setConnectorName(const std::string&, const Poco::Any& value)
+{
+	const std::string name = Poco::AnyCast<std::string>(value);
+	if (name != "bluetusk" && Poco::icompare(name, std::string("postgresql")) != 0)
+		throw Poco::InvalidArgumentException("bluetusk: the property connectorName is \"bluetusk\" or \"postgresql\" (any case), not \"" + name + "\"");
+	_connectorName = name;
+}
+
+
+Poco::Any SessionImpl::getConnectorName(const std::string&) const
+{
+	return _connectorName;
 }
 
 

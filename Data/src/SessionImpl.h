@@ -44,6 +44,9 @@ class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<Sess
 	/// (default true) works as in Poco 1.11's PostgreSQL connector: turning it off begins a transaction at
 	/// once, turning it on commits the open one; after a commit() or rollback() while it is off, the next
 	/// statement begins a new transaction (so every statement runs inside one, as ODBC's autocommit off).
+	/// With Poco 1.13 and later (whose Session::begin() turns autoCommit off itself), turning it off owes
+	/// the BEGIN to the next statement or begin() instead, and turning it on inside a transaction throws
+	/// Poco::InvalidAccessException (PocoVersionAdapter.h).
 	///
 	/// reset() (Poco's SessionPool calls it when a session comes back) rolls back an open transaction,
 	/// restores autoCommit and the isolation level, and resets the server session (DISCARD ALL, or the
@@ -56,6 +59,12 @@ class BlueTusk_Data_API SessionImpl: public Poco::Data::AbstractSessionImpl<Sess
 	/// (BlueTusk::BlueTuskConnection*, valid while connected), "dataSource" (BlueTusk::BlueTuskDataSource*,
 	/// the shared data source: its walPosition() is the token to hand to another process). Feature "bulk"
 	/// is on.
+	///
+	/// Property "connectorName" (std::string, default "bluetusk"): what connectorName(), and so
+	/// Poco::Data::Session::connector(), answers; "bluetusk" or "postgresql" (any case). Poco's ActiveRecord
+	/// picks its placeholders ($n) and its generated-key query (SELECT lastval()) by that name only, so a
+	/// session it uses is set to "postgresql" (doc/poco-data.md, "ActiveRecord"). Nothing in BlueTusk
+	/// changes with it.
 	///
 	/// connectionString(), and with it Session::uri() and Poco's exception texts, is the canonical form
 	/// with Password=*** (ConnectionSettings::toString()). Not thread-safe (a Poco::Data::Session is used by
@@ -94,6 +103,11 @@ public:
 
 	void setAutoCommit(const std::string& name, bool value);
 	bool isAutoCommit(const std::string& name = "") const;
+	void setBinaryExtraction(const std::string& name, bool value);
+	bool isBinaryExtraction(const std::string& name = "") const;
+		/// The feature "binaryExtraction" (Poco's postgresql connector has it since Poco 1.12): accepted
+		/// and remembered, nothing else. BlueTusk asks for binary results for every type it decodes and
+		/// text for the others, whatever its value; the values extracted are the same either way.
 
 	BlueTuskConnection& connection();
 		/// The lease. Throws Poco::Data::NotConnectedException (with the redacted connection string) when
@@ -121,6 +135,8 @@ public:
 
 private:
 	void setReadOnly(const std::string& name, const Poco::Any& value);
+	void setConnectorName(const std::string& name, const Poco::Any& value);
+	Poco::Any getConnectorName(const std::string& name) const;
 	Poco::Any getEndpoint(const std::string& name) const;
 	Poco::Any getRole(const std::string& name) const;
 	Poco::Any getConnection(const std::string& name) const;
@@ -139,6 +155,7 @@ private:
 	BlueTuskConnection _connection;
 	std::size_t _commandTimeout = 0;
 	bool _autoCommit = true;
+	bool _binaryExtraction = false;       /// the feature's value (changes nothing: see isBinaryExtraction())
 	bool _beginOwed = false;              /// autoCommit off, the last transaction ended: BEGIN before the next statement
 	Poco::UInt32 _isolation;
 	std::string _connectorName = "bluetusk";

@@ -7,6 +7,7 @@
 //
 
 #include "DataTestSupport.h"
+#include "Poco/Version.h"
 #include "Poco/Data/BulkBinding.h"
 #include "Poco/Data/RecordSet.h"
 #include "Poco/Data/Statement.h"
@@ -170,7 +171,11 @@ public:
 #ifdef BLUETUSK_HAVE_POCO_POSTGRESQL
 		// 1. fractions of a second: kept by bluetusk, dropped by the anchor
 		CPPUNIT_ASSERT_EQUAL(std::string("2024-02-29 12:34:56.000000|2024-02-29 12:34:56.123456"), timestamps("bluetusk"));
+#if POCO_VERSION >= 0x010E0000
+		CPPUNIT_ASSERT_EQUAL(timestamps("bluetusk"), timestamps("postgresql"));   // Poco 1.14's keeps them too
+#else
 		CPPUNIT_ASSERT(timestamps("postgresql") != timestamps("bluetusk"));
+#endif
 		// 2. uuid: a UUID column for bluetusk, a BLOB for the anchor
 		Session anchor = open("postgresql");
 		Session ours = open("bluetusk");

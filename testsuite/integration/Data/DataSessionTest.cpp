@@ -15,6 +15,7 @@
 #include "Poco/Data/SessionPool.h"
 #include "Poco/Data/Statement.h"
 #include "Poco/Data/Transaction.h"
+#include "Poco/Version.h"
 #include "Poco/Net/ServerSocket.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -54,6 +55,12 @@ Poco::Int64 count(Session& session, const std::string& table)
 	Poco::Int64 n = -1;
 	session << "SELECT count(*) FROM " + table, into(n), now;
 	return n;
+}
+
+
+Poco::Int64 countWhere(Session& session, const std::string& table, const std::string& condition)
+{
+	return count(session, table + " WHERE " + condition);
 }
 
 } // namespace
@@ -192,6 +199,22 @@ public:
 			transaction.commit();
 		}
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(session, "pd_ptx"));
+		// Since Poco 1.13 Session::begin() turns autoCommit off before the connector's begin() and on again
+		// after commit(): neither is "already in a transaction", and afterwards statements autocommit again.
+		Session other("bluetusk", primaryString());
+		{
+			Poco::Data::Transaction transaction(session);
+			CPPUNIT_ASSERT(session.isTransaction());
+			session << "UPDATE pd_ptx SET id = 3", now;
+			CPPUNIT_ASSERT_EQUAL(Poco::Int64(0), countWhere(other, "pd_ptx", "id = 3"));
+			transaction.commit();
+		}
+		CPPUNIT_ASSERT(!session.isTransaction());
+		CPPUNIT_ASSERT(session.getFeature("autoCommit"));
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), countWhere(other, "pd_ptx", "id = 3"));
+		session << "INSERT INTO pd_ptx VALUES (4)", now;
+		CPPUNIT_ASSERT(!session.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(2), count(other, "pd_ptx"));
 	}
 
 	void testAutoCommit()
@@ -200,9 +223,11 @@ public:
 		Session other("bluetusk", primaryString());
 		session << "DROP TABLE IF EXISTS pd_auto; CREATE TABLE pd_auto (id int)", now;
 		CPPUNIT_ASSERT(session.getFeature("autoCommit"));
-		session.setFeature("autoCommit", false);   // Poco 1.11's semantics: a transaction begins at once
-		CPPUNIT_ASSERT(session.isTransaction());
+		session.setFeature("autoCommit", false);   // a transaction begins: at once on Poco 1.11, with the next
+		                                           // statement on 1.13 and later (as Poco's own connectors)
 		session << "INSERT INTO pd_auto VALUES (1)", now;
+		CPPUNIT_ASSERT(session.isTransaction());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(0), count(other, "pd_auto"));
 		session.commit();
 		session << "INSERT INTO pd_auto VALUES (2)", now;   // runs in a new transaction
 		CPPUNIT_ASSERT(session.isTransaction());
@@ -210,7 +235,13 @@ public:
 		session.rollback();
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(1), count(other, "pd_auto"));
 		session << "INSERT INTO pd_auto VALUES (3)", now;
-		session.setFeature("autoCommit", true);    // commits the open transaction
+#if POCO_VERSION >= 0x010D0000
+		// Poco 1.13 and later: autoCommit does not change inside a transaction (as Poco's own connectors)
+		CPPUNIT_ASSERT_THROW(session.setFeature("autoCommit", true), Poco::InvalidAccessException);
+		CPPUNIT_ASSERT(!session.getFeature("autoCommit"));
+		session.commit();
+#endif
+		session.setFeature("autoCommit", true);    // Poco 1.11: commits the open transaction
 		CPPUNIT_ASSERT(!session.isTransaction());
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(2), count(other, "pd_auto"));
 		session << "INSERT INTO pd_auto VALUES (4)", now;
