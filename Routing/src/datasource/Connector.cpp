@@ -9,7 +9,7 @@
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/PluginSearchPath.h"
-#include "HealthMonitor.h"
+#include "ha/HealthMonitor.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"

@@ -12,7 +12,7 @@
 
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Connector.h"
-#include "HostListSnapshot.h"
+#include "router/HostListSnapshot.h"
 #include <string>
 
 namespace BlueTusk {

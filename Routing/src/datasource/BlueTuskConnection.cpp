@@ -7,7 +7,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/Connector.h"
 #include "ConnectionState.h"
-#include "Freshness.h"
+#include "router/Freshness.h"
 #include "UnpooledOpen.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Exception.h"

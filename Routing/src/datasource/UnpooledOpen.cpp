@@ -7,9 +7,9 @@
 #include "UnpooledOpen.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/Connector.h"
-#include "Freshness.h"
+#include "router/Freshness.h"
 #include "NoIdleEvictionPolicy.h"
-#include "Router.h"
+#include "router/Router.h"
 #include "TopologyOnce.h"
 
 namespace BlueTusk {
