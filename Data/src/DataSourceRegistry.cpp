@@ -5,7 +5,7 @@
 //
 
 #include "DataSourceRegistry.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 
 namespace BlueTusk {
 namespace Data {

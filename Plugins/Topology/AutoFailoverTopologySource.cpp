@@ -6,7 +6,7 @@
 
 #include "AutoFailoverTopologySource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/NumberParser.h"
 #include <algorithm>
 

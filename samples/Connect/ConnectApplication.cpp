@@ -16,7 +16,7 @@
 #include "SampleJson.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/ConsoleChannel.h"
 #include "Poco/File.h"

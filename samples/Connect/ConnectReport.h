@@ -10,7 +10,7 @@
 #include "ConnectStream.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/Exception.h"
 #include <functional>

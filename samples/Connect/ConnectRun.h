@@ -10,7 +10,7 @@
 #include "ConnectOptions.h"
 #include "ConnectReport.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <atomic>
 #include <functional>
 #include <map>

@@ -32,7 +32,7 @@
 #include "BenchmarkEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/StaticResolver.h"
 #include <algorithm>

@@ -29,7 +29,7 @@
 #include "BenchmarkEnvironment.h"
 #include "BlackHoleListener.h"
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <algorithm>
 #include <functional>
 #include <memory>

@@ -28,7 +28,7 @@
 #include "TestEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Environment.h"
 #include "Poco/Exception.h"
 #include <chrono>

@@ -9,7 +9,7 @@
 #define BlueTusk_Test_FakeConnector_INCLUDED
 
 #include "FakeSession.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <memory>
 
 namespace BlueTusk {

@@ -13,7 +13,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Util/AbstractConfiguration.h"
 #include "Poco/Util/Subsystem.h"
 #include <map>

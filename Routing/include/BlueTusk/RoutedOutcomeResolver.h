@@ -12,7 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Timespan.h"
 #include <atomic>
 

@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "ConnectionState.h"
 #include "router/Freshness.h"
 #include "UnpooledOpen.h"

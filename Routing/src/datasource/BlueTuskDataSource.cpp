@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/RoutedOutcomeResolver.h"
 #include "CheckoutReport.h"

@@ -11,7 +11,7 @@
 #include "BlueTusk/NotificationListener.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/SecretRedactor.h"
 
 namespace BlueTusk {

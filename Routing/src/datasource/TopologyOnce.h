@@ -11,7 +11,7 @@
 #define BlueTusk_Detail_TopologyOnce_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "router/HostListSnapshot.h"
 #include <string>
 

@@ -6,7 +6,7 @@
 
 #include "UnpooledOpen.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "router/Freshness.h"
 #include "NoIdleEvictionPolicy.h"
 #include "router/Router.h"

@@ -9,7 +9,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include <iostream>

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CommitOutcome.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/Transaction.h"
 #include "OutcomeFaultSupport.h"
 #include "Peers.h"

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Pipeline.h"
 #include "Peers.h"

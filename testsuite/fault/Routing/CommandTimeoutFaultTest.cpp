@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>

@@ -13,7 +13,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Thread.h"
 #include <cppunit/TestFixture.h>

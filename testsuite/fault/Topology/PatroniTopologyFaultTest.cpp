@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/TopologySource.h"
 #include "BlackHoleListener.h"

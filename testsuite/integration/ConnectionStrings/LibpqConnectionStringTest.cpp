@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"

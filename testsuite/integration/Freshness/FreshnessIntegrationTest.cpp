@@ -15,7 +15,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/Lsn.h"
 #include "TestEnvironment.h"

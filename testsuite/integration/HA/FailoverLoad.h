@@ -10,7 +10,7 @@
 #define BlueTusk_FailoverLoad_INCLUDED
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <atomic>
 #include <cstdint>
 #include <mutex>

@@ -7,7 +7,7 @@
 #include "HaCluster.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
 #include <cstdio>

@@ -10,7 +10,7 @@
 //
 
 #include "HaCluster.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/TopologySource.h"
 #include "Poco/Timestamp.h"
 #include <cppunit/extensions/HelperMacros.h>

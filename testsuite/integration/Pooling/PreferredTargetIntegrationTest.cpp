@@ -18,7 +18,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"

@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/ProtocolSession.h"
 #include "TestEnvironment.h"
 #include <cppunit/extensions/HelperMacros.h>

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/NotificationListener.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"

@@ -10,7 +10,7 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>

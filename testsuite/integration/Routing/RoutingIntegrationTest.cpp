@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"

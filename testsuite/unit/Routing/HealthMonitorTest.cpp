@@ -8,7 +8,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostStateRegistry.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"

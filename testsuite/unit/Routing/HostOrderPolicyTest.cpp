@@ -5,7 +5,7 @@
 // shuffle for every plan (tested over many plans, not one).
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Util/MapConfiguration.h"
 #include "Poco/AutoPtr.h"
 #include <cppunit/extensions/HelperMacros.h>

@@ -8,7 +8,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"

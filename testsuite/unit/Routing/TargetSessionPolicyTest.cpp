@@ -5,7 +5,7 @@
 // through the plugin library the Connector loads.
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/BlueTuskException.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <map>

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ProtocolSessionFactory.h"
 #include "BlueTusk/PluginRegistry.h"
