@@ -45,7 +45,7 @@ DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connection
 	}
 	if (!lookup.dataSource)
 	{
-		lookup.dataSource = BlueTuskDataSource::create(settings, Connector::defaultConnector());
+		lookup.dataSource = BlueTuskDataSource::create(settings, RoutingContext::defaultContext());
 		Shared entry;
 		entry.settings = shared;
 		entry.loginTimeoutSeconds = loginTimeoutSeconds;

@@ -158,7 +158,7 @@ protected:
 		setUpLogging();
 
 		ConnectReport report(_options.json, std::cout, std::cerr);
-		Connector connector = Connector::defaultConnector();
+		RoutingContext connector = RoutingContext::defaultContext();
 		try
 		{
 			for (const auto& plugin: _options.plugins)

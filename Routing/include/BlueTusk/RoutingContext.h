@@ -1,14 +1,14 @@
 //
-// Connector.h
+// RoutingContext.h
 //
 // Library: BlueTusk/Routing
 //
-// The core connector: the policy registries (one per family), the plugin loading, the session factory and
+// The routing context: the policy registries (one per family), the plugin loading, the session factory and
 // the learned host states shared by every open that goes through it (doc/routing.md and doc/plugins.md).
 //
 
-#ifndef BlueTusk_Connector_INCLUDED
-#define BlueTusk_Connector_INCLUDED
+#ifndef BlueTusk_RoutingContext_INCLUDED
+#define BlueTusk_RoutingContext_INCLUDED
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/EvictionPolicy.h"
@@ -43,7 +43,7 @@ BlueTusk_Routing_API std::string toString(PolicyFamily family);
 	/// "host order", "target session", "eviction", "retry", "topology".
 
 
-class BlueTusk_Routing_API Connector
+class BlueTusk_Routing_API RoutingContext
 	/// Owns one plugin registry per policy family, the SessionFactory that opens physical sessions, and the
 	/// learned host states (HostStateRegistry) shared by every BlueTuskConnection::open() and every
 	/// BlueTuskDataSource created through it.
@@ -58,31 +58,40 @@ class BlueTusk_Routing_API Connector
 	/// library is missing fails with a BlueTuskPluginException saying where it looked. loadPlugin() adds a
 	/// site library; its manifest decides which family it extends.
 	///
-	/// A Connector is a handle: copies share the same registries, factory and host states; the shared
+	/// A RoutingContext is a handle: copies share the same registries, factory and host states; the shared
 	/// state lives as long as any copy, data source, connection or policy object obtained from it.
 	/// Policy objects are created once per name and shared (policies are thread-safe by contract).
 	///
-	/// Health monitor: the data sources created through a connector share one background health monitor
+	/// Health monitor: the data sources created through a routing context share one background health monitor
 	/// (one thread per watched endpoint, doc/high-availability.md), started when the first data source
 	/// with Health Check Interval > 0 registers and stopped when the last one is destroyed; direct opens
 	/// (BlueTuskConnection::open()) never start it.
 	///
 	/// Thread-safety: every member function is thread-safe.
+	///
+	/// Formerly called Connector (a name that misled beside Poco::Data's connectors): BlueTusk/Connector.h
+	/// keeps that name as a deprecated alias.
 {
 public:
-	Connector();
-		/// A connector with the standard search path and the real session factory (ProtocolSessionFactory).
+	RoutingContext();
+		/// A routing context with the standard search path and the real session factory (ProtocolSessionFactory).
 
-	explicit Connector(SessionFactory::Ptr factory);
-		/// A connector whose physical sessions come from factory (tests use a fake).
+	explicit RoutingContext(SessionFactory::Ptr factory);
+		/// A routing context whose physical sessions come from factory (tests use a fake).
 
-	Connector(const Connector& other);
-	Connector& operator = (const Connector& other);
-	~Connector();
+	RoutingContext(const RoutingContext& other);
+	RoutingContext& operator = (const RoutingContext& other);
+	~RoutingContext();
 
-	static Connector& defaultConnector();
-		/// The process-wide connector used by BlueTuskConnection::open(connectionString) and
+	static RoutingContext& defaultContext();
+		/// The process-wide routing context used by BlueTuskConnection::open(connectionString) and
 		/// BlueTuskDataSource::create(connectionString). Created on first use. Thread-safe.
+
+	[[deprecated("use RoutingContext::defaultContext()")]] static RoutingContext& defaultConnector()
+		/// The old name of defaultContext().
+	{
+		return defaultContext();
+	}
 
 	void loadStandardPlugins(const std::vector<std::string>& pluginPath = {});
 		/// Loads the standard libraries not yet loaded along searchPath(pluginPath) (pluginPath: the "Plugin
@@ -137,11 +146,11 @@ public:
 
 	HostStateRegistry& hostStates() const;
 		/// The learned host states (down / role with a timestamp) shared by all opens through this
-		/// connector and its data sources.
+		/// routing context and its data sources.
 
 private:
 	Detail::HealthMonitor& healthMonitor() const;
-		/// The background health monitor of this connector's data sources (doc/high-availability.md): its
+		/// The background health monitor of this routing context's data sources (doc/high-availability.md): its
 		/// threads run while a data source with Health Check Interval > 0 is registered with it.
 
 	struct Impl;
@@ -153,4 +162,4 @@ private:
 
 } // namespace BlueTusk
 
-#endif // BlueTusk_Connector_INCLUDED
+#endif // BlueTusk_RoutingContext_INCLUDED

@@ -18,17 +18,17 @@ namespace BlueTusk {
 
 BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString)
 {
-	return open(ConnectionSettings::parse(connectionString), Connector::defaultConnector());
+	return open(ConnectionSettings::parse(connectionString), RoutingContext::defaultContext());
 }
 
 
-BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString, Connector& connector)
+BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString, RoutingContext& connector)
 {
 	return open(ConnectionSettings::parse(connectionString), connector);
 }
 
 
-BlueTuskConnection BlueTuskConnection::open(const ConnectionSettings& settings, Connector& connector)
+BlueTuskConnection BlueTuskConnection::open(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	return BlueTuskConnection(Detail::openUnpooled(settings, connector));
 }

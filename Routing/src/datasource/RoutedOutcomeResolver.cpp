@@ -68,7 +68,7 @@ StatusAnswer askStatus(BlueTuskConnection& connection, const CommitRecord& recor
 } // namespace
 
 
-RoutedOutcomeResolver::RoutedOutcomeResolver(const ConnectionSettings& settings, const Connector& connector, const Poco::Timespan& timeout):
+RoutedOutcomeResolver::RoutedOutcomeResolver(const ConnectionSettings& settings, const RoutingContext& connector, const Poco::Timespan& timeout):
 	_settings(settings),
 	_connector(connector),
 	_timeout(timeout)

@@ -15,7 +15,7 @@
 namespace BlueTusk {
 namespace Detail {
 
-std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, Connector& connector)
+std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	if (settings.readYourWrites)
 		throw BlueTuskConnectionStringException("Read Your Writes=true needs a BlueTuskDataSource: its read checkouts wait for the "

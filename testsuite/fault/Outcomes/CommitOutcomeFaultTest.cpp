@@ -47,7 +47,7 @@ struct Cluster
 {
 	FakeBackend first;
 	FakeBackend second;
-	Connector connector;
+	RoutingContext connector;
 	BlueTuskDataSource::Ptr dataSource;
 
 	Cluster(const BackendScript& old, const BackendScript& next):

@@ -111,7 +111,7 @@ public:
 private:
 	void watch(int node);
 
-	Connector _connector;
+	RoutingContext _connector;
 	const HaCluster& _cluster;
 	int _pollMs;
 	std::atomic<bool> _stop{false};

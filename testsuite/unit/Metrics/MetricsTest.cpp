@@ -275,7 +275,7 @@ public:
 
 	void testNoObserverByDefault()
 	{
-		Connector connector{std::make_shared<FakeSessionFactory>()};
+		RoutingContext connector{std::make_shared<FakeSessionFactory>()};
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), connector);
 		CPPUNIT_ASSERT(dataSource->observer() == nullptr);
 		dataSource->open().close();
