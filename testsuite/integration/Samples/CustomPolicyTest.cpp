@@ -7,7 +7,7 @@
 // (cmake --install, then find_package(BlueTusk) in samples/CustomPolicy).
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "SampleProgram.h"
 #include "TestEnvironment.h"

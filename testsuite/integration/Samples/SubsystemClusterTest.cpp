@@ -6,7 +6,7 @@
 // failures that are logged rather than fatal, and the subsystem inside a real Poco::Util::Application.
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "SampleProgram.h"
 #include "TestEnvironment.h"

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Exception.h"
