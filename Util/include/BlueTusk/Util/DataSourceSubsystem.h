@@ -1,14 +1,14 @@
 //
 // DataSourceSubsystem.h
 //
-// Library: BlueTusk/Routing
+// Library: BlueTusk/Util
 //
 // The Poco::Util subsystem that creates an application's data sources from its configuration
 // (doc/samples.md (the subsystem)).
 //
 
-#ifndef BlueTusk_DataSourceSubsystem_INCLUDED
-#define BlueTusk_DataSourceSubsystem_INCLUDED
+#ifndef BlueTusk_Util_DataSourceSubsystem_INCLUDED
+#define BlueTusk_Util_DataSourceSubsystem_INCLUDED
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskDataSource.h"
@@ -21,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#define BlueTusk_Util_API BlueTusk_API_EXPORT
+
 namespace BlueTusk {
 
-class BlueTusk_Routing_API DataSourceSubsystem: public Poco::Util::Subsystem
+class BlueTusk_Util_API DataSourceSubsystem: public Poco::Util::Subsystem
 	/// Creates the BlueTuskDataSource objects an application's configuration describes, keeps them for the
 	/// application's life and drains them at shutdown. Register it the Poco way before the application
 	/// initializes:
@@ -137,4 +139,4 @@ private:
 
 } // namespace BlueTusk
 
-#endif // BlueTusk_DataSourceSubsystem_INCLUDED
+#endif // BlueTusk_Util_DataSourceSubsystem_INCLUDED
