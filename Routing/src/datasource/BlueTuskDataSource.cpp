@@ -7,7 +7,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PoolManager.h"
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "RoutedOutcomeResolver.h"
 #include "CheckoutReport.h"
 #include "ConnectionState.h"
 #include "router/Freshness.h"

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "RoutedOutcomeResolver.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"

@@ -12,7 +12,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "datasource/RoutedOutcomeResolver.h"
 #include "BlueTusk/Transaction.h"
 #include "TestEnvironment.h"
 #include "Poco/NumberParser.h"
