@@ -5,7 +5,7 @@
 //
 
 #include "DataSourceRegistry.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 
 namespace BlueTusk {
 namespace Data {
@@ -45,7 +45,7 @@ DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connection
 	}
 	if (!lookup.dataSource)
 	{
-		lookup.dataSource = BlueTuskDataSource::create(settings, Connector::defaultConnector());
+		lookup.dataSource = BlueTuskDataSource::create(settings, RoutingContext::defaultContext());
 		Shared entry;
 		entry.settings = shared;
 		entry.loginTimeoutSeconds = loginTimeoutSeconds;

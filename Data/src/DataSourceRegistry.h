@@ -37,7 +37,7 @@ public:
 	static DataSourceRegistry& instance();
 
 	Lookup get(const std::string& connectionString, std::size_t loginTimeoutSeconds);
-		/// The shared data source, created on first use (Connector::defaultConnector()), and the Target
+		/// The shared data source, created on first use (RoutingContext::defaultContext()), and the Target
 		/// Session Attributes connectionString names (sessions check out for their own target). Strings
 		/// whose settings are equal apart from Target Session Attributes (ConnectionSettings::operator ==,
 		/// so also when written in another form or order), with the same login timeout, share one data

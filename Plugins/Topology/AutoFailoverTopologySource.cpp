@@ -6,7 +6,7 @@
 
 #include "AutoFailoverTopologySource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/NumberParser.h"
 #include <algorithm>
 
@@ -145,7 +145,7 @@ TopologySnapshot AutoFailoverTopologySource::read(const Poco::Timespan& timeout)
 	std::vector<QueryResult> results;
 	try
 	{
-		if (!_connection.isOpen()) _connection = BlueTuskConnection::open(boundedSettings(timeout), Connector::defaultConnector());
+		if (!_connection.isOpen()) _connection = BlueTuskConnection::open(boundedSettings(timeout), RoutingContext::defaultContext());
 		results = _connection.executeSimple(query());
 	}
 	catch (BlueTuskException& exc)
@@ -192,7 +192,7 @@ bool AutoFailoverTopologySource::waitForChange(const Poco::Timespan& timeout)
 			ConnectionSettings settings = boundedSettings(timeout > 0 ? timeout : listenerConnectTimeout);
 			settings.connectTimeout = std::min(settings.connectTimeout, listenerConnectTimeout);
 			settings.commandTimeout = 0;   // the listener's session waits; LISTEN itself is one short command
-			auto listener = std::make_unique<NotificationListener>(settings, Connector::defaultConnector(), TargetSessionAttributes::Any);
+			auto listener = std::make_unique<NotificationListener>(settings, RoutingContext::defaultContext(), TargetSessionAttributes::Any);
 			listener->listen(stateChannel);
 			_listener = std::move(listener);
 		}

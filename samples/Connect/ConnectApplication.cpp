@@ -16,7 +16,7 @@
 #include "SampleJson.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/ConsoleChannel.h"
 #include "Poco/File.h"
@@ -158,7 +158,7 @@ protected:
 		setUpLogging();
 
 		ConnectReport report(_options.json, std::cout, std::cerr);
-		Connector connector = Connector::defaultConnector();
+		RoutingContext connector = RoutingContext::defaultContext();
 		try
 		{
 			for (const auto& plugin: _options.plugins)

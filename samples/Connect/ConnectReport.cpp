@@ -203,7 +203,7 @@ void ConnectReport::summary(int opens, int failures, double elapsedMs, const std
 }
 
 
-void ConnectReport::policies(Connector& connector)
+void ConnectReport::policies(RoutingContext& connector)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	const std::pair<PolicyFamily, const char*> families[] = {

@@ -10,7 +10,7 @@
 #include "ConnectStream.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/Exception.h"
 #include <functional>
@@ -49,7 +49,7 @@ public:
 	void summary(int opens, int failures, double elapsedMs, const std::map<std::string, int>& perEndpoint);
 		/// How many opens, how many failed, and how the successful ones spread over the endpoints.
 
-	void policies(Connector& connector);
+	void policies(RoutingContext& connector);
 		/// The policy names of each family.
 
 private:

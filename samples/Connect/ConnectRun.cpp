@@ -88,7 +88,7 @@ bool ConnectRun::streamQuery(int number, BlueTuskConnection& connection, ServerR
 }
 
 
-ConnectRun::ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, Connector& connector, ConnectReport& report):
+ConnectRun::ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, RoutingContext& connector, ConnectReport& report):
 	_options(options),
 	_settings(settings),
 	_connector(connector),

@@ -10,7 +10,7 @@
 #include "ConnectOptions.h"
 #include "ConnectReport.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <atomic>
 #include <functional>
 #include <map>
@@ -25,7 +25,7 @@ class ConnectRun
 	/// run --query, hold --hold-ms, close. Then --stats and, when more than one open ran, a summary.
 {
 public:
-	ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, Connector& connector, ConnectReport& report);
+	ConnectRun(const ConnectOptions& options, const ConnectionSettings& settings, RoutingContext& connector, ConnectReport& report);
 
 	int run();
 		/// Returns how many opens or queries failed.
@@ -40,7 +40,7 @@ private:
 
 	const ConnectOptions& _options;
 	ConnectionSettings _settings;
-	Connector& _connector;
+	RoutingContext& _connector;
 	ConnectReport& _report;
 	std::atomic<int> _number{0};
 	std::atomic<int> _failures{0};

@@ -7,7 +7,7 @@
 #ifndef BlueTusk_Samples_MonitorHandlers_INCLUDED
 #define BlueTusk_Samples_MonitorHandlers_INCLUDED
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "Poco/JSON/Object.h"
 #include "Poco/Net/HTTPRequestHandler.h"
 #include "Poco/Net/HTTPRequestHandlerFactory.h"

@@ -13,7 +13,7 @@
 //
 
 #include "MonitorHandlers.h"
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #ifdef BLUETUSK_HAVE_METRICS
 #include "BlueTusk/Metrics/MetricsSubsystem.h"
 #endif

@@ -32,7 +32,7 @@
 #include "BenchmarkEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "session/ProtocolSessionFactory.h"
 #include "connect/StaticResolver.h"
 #include <algorithm>
@@ -143,7 +143,7 @@ namespace
 		{
 			auto resolver = std::make_shared<StaticResolver>();
 			resolver->add(MULTI_ADDRESS_NAME, addresses(count));
-			Connector connector(std::make_shared<ProtocolSessionFactory>(resolver));
+			RoutingContext connector(std::make_shared<ProtocolSessionFactory>(resolver));
 			std::string text = blueTusk(MULTI_ADDRESS_NAME, "SSL Mode=disable;Timeout=2");
 			for (auto _: state) BlueTuskConnection::open(text, connector).close();
 		});

@@ -11,7 +11,7 @@
 //                                                                this is what libpq 16's =random does)
 //   multihost_parallel/bluetusk     Host Order=parallel      (target: within 1.5 x connect_plain/bluetusk,
 //                                                                a single healthy-host open)
-//   multihost_learned/bluetusk      random order with the default Host Recheck Seconds (10 s), on a Connector
+//   multihost_learned/bluetusk      random order with the default Host Recheck Seconds (10 s), on a RoutingContext
 //                                   of its own (so it starts without learned states): the first open that
 //                                   draws the black hole first pays the Timeout and marks it down, later
 //                                   opens try it last. Against multihost_random/libpq, which pays the
@@ -29,7 +29,7 @@
 #include "BenchmarkEnvironment.h"
 #include "BlackHoleListener.h"
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -104,11 +104,11 @@ namespace
 	}
 
 	void drawBlueTusk(benchmark::State& state, bool learned)
-		/// Random order; learned: default Host Recheck Seconds on a Connector of its own (cold at the start).
+		/// Random order; learned: default Host Recheck Seconds on a RoutingContext of its own (cold at the start).
 	{
 		guarded(state, [&]
 		{
-			Connector connector;
+			RoutingContext connector;
 			std::string text = blueTusk(blueTuskHosts(), std::string("SSL Mode=disable;Timeout=2;Host Order=random") +
 				(learned ? "" : ";Host Recheck Seconds=0"));
 			draws(state, [&] { BlueTuskConnection::open(text, connector).close(); });

@@ -56,7 +56,8 @@ if(NOT libdirs)
 endif()
 list(GET libdirs 0 routing)
 get_filename_component(libdir ${routing} DIRECTORY)
-foreach(file ${libdir}/libBlueTuskRouting.so ${libdir}/pkgconfig/bluetusk.pc ${libdir}/cmake/BlueTusk/BlueTuskConfig.cmake
+foreach(file ${libdir}/libBlueTuskRouting.so ${libdir}/libBlueTuskUtil.so ${libdir}/pkgconfig/bluetusk.pc
+    ${libdir}/cmake/BlueTusk/BlueTuskConfig.cmake ${root}/usr/include/BlueTusk/Util/DataSourceSubsystem.h
     ${libdir}/bluetusk/plugins/libBlueTuskHostOrderPlugin.so ${root}/usr/include/BlueTusk/BlueTuskDataSource.h
     ${root}/usr/bin/bluetusk-pool-monitor)
   if(NOT EXISTS ${file})

@@ -28,7 +28,7 @@
 #include "TestEnvironment.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Environment.h"
 #include "Poco/Exception.h"
 #include <chrono>
@@ -168,7 +168,7 @@ int main(int argc, char** argv)
 		const std::string oldHost = patroni.host(oldLeader);
 		prepareTables(oldLeader);
 
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(patroni.connectionString(
 			"Target Session Attributes=read-write;Failover Timeout=" + std::to_string(options.failoverTimeout) +
 			";Timeout=3;Maximum Pool Size=4;Checkout Timeout=" + std::to_string(options.failoverTimeout + 10) +

@@ -1,7 +1,7 @@
 //
 // FakeConnector.h
 //
-// A Connector whose sessions are FakeSessions of its own FakeWorld: what the unit tests of the router, the
+// A RoutingContext whose sessions are FakeSessions of its own FakeWorld: what the unit tests of the router, the
 // data sources and the subsystem start from.
 //
 
@@ -9,7 +9,7 @@
 #define BlueTusk_Test_FakeConnector_INCLUDED
 
 #include "FakeSession.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <memory>
 
 namespace BlueTusk {
@@ -18,7 +18,7 @@ namespace Test {
 struct FakeConnector
 {
 	FakeWorld::Ptr world = std::make_shared<FakeWorld>();
-	Connector connector{std::make_shared<FakeSessionFactory>(world)};
+	RoutingContext connector{std::make_shared<FakeSessionFactory>(world)};
 };
 
 } } // namespace BlueTusk::Test

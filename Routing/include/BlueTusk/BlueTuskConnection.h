@@ -24,7 +24,7 @@
 
 namespace BlueTusk {
 
-class Connector;
+class RoutingContext;
 class BlueTuskDataSource;
 class HostStateRegistry;
 
@@ -53,17 +53,17 @@ class BlueTusk_Routing_API BlueTuskConnection
 {
 public:
 	static BlueTuskConnection open(const std::string& connectionString);
-		/// Opens an unpooled connection through Connector::defaultConnector().
+		/// Opens an unpooled connection through RoutingContext::defaultContext().
 		/// Throws BlueTuskConnectionStringException (bad string), BlueTuskPluginException (unknown Host
 		/// Order), BlueTuskAuthenticationException (a server rejected the credentials: later hosts are not
 		/// tried), BlueTuskNoAcceptableHostException (every endpoint failed or was rejected: the message
 		/// lists each endpoint in attempt order with its outcome; thrown as HostAttemptsException, whose
 		/// attempts() gives every attempt of every pass as data).
 
-	static BlueTuskConnection open(const std::string& connectionString, Connector& connector);
+	static BlueTuskConnection open(const std::string& connectionString, RoutingContext& connector);
 		/// As above, through the given connector (its plugins, session factory and host states).
 
-	static BlueTuskConnection open(const ConnectionSettings& settings, Connector& connector);
+	static BlueTuskConnection open(const ConnectionSettings& settings, RoutingContext& connector);
 		/// As above, with settings already parsed.
 
 	BlueTuskConnection();

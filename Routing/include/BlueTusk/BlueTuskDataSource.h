@@ -28,7 +28,7 @@
 
 namespace BlueTusk {
 
-class Connector;
+class RoutingContext;
 
 
 class BlueTusk_Routing_API BlueTuskDataSource
@@ -58,7 +58,7 @@ class BlueTusk_Routing_API BlueTuskDataSource
 	/// also keeps its endpoint's last seen role. See doc/routing.md and doc/pooling.md.
 	///
 	/// Topology Source (doc/high-availability.md, "Topology sources"): the data source creates the source
-	/// (Connector::createTopologySource()) and reads it from one background thread every Topology Refresh
+	/// (RoutingContext::createTopologySource()) and reads it from one background thread every Topology Refresh
 	/// Interval; the members read become the host list (hostList()), the written endpoints being the seed
 	/// (used until the first successful read, and appended to the last members read while reads fail).
 	/// A new member gets a pool, a dropped one is drained (idle sessions closed at once, leased ones when
@@ -72,17 +72,17 @@ public:
 	using Ptr = std::shared_ptr<BlueTuskDataSource>;
 
 	static Ptr create(const std::string& connectionString);
-		/// A data source over Connector::defaultConnector(). Loads the Eviction Policy named in the string.
+		/// A data source over RoutingContext::defaultContext(). Loads the Eviction Policy named in the string.
 		/// Throws BlueTuskConnectionStringException or BlueTuskPluginException (unknown Host Order,
 		/// Eviction Policy or Topology Source: the message lists the available names; a malformed Topology
 		/// Source location: BlueTuskConnectionStringException naming the keyword). Starts background pruning,
 		/// warms the pools up to Minimum Pool Size in the background, and with Topology Source starts the
 		/// topology thread (its first read happens in the background).
 
-	static Ptr create(const std::string& connectionString, Connector& connector);
+	static Ptr create(const std::string& connectionString, RoutingContext& connector);
 		/// As above, through connector (its plugins, session factory and host states).
 
-	static Ptr create(const ConnectionSettings& settings, Connector& connector);
+	static Ptr create(const ConnectionSettings& settings, RoutingContext& connector);
 		/// As above, with settings already parsed.
 
 	~BlueTuskDataSource();
@@ -143,7 +143,7 @@ public:
 		/// Runs work in a transaction on a lease of open(target) and commits it when work returns with the
 		/// transaction still active; runs it again, on a fresh lease, after a retryable failure (RetryCause: a
 		/// failover error, SQLSTATE 40001 or 40P01, a COMMIT resolved as rolled back) for as long as the retry
-		/// policy named retryPolicy (Connector::retryPolicy(): "default", "no-retry", "read-only", or a
+		/// policy named retryPolicy (RoutingContext::retryPolicy(): "default", "no-retry", "read-only", or a
 		/// plugin's) says so and within its budget(); each wait is the policy's delay, bounded by what is left
 		/// of the budget. A failure with SQLSTATE 25006 (read_only_sql_transaction: the server would not take
 		/// a write) is retried on a writable server: the later attempts use read-write whatever target was
@@ -204,11 +204,11 @@ public:
 	const ConnectionSettings& settings() const;
 		/// The parsed settings.
 
-	Connector& connector() const;
+	RoutingContext& connector() const;
 		/// The connector this data source resolves policies and learns host states through.
 
 private:
-	BlueTuskDataSource(const ConnectionSettings& settings, const Connector& connector);
+	BlueTuskDataSource(const ConnectionSettings& settings, const RoutingContext& connector);
 	BlueTuskDataSource(const BlueTuskDataSource&) = delete;
 	BlueTuskDataSource& operator = (const BlueTuskDataSource&) = delete;
 

@@ -30,7 +30,7 @@ class BlueTusk_Routing_API HostStateRegistry
 	/// (the caller's ConnectionSettings::hostRecheck); an older one counts as UNKNOWN. The router puts
 	/// endpoints whose fresh state is DOWN or whose fresh role the target rejects after the others.
 	///
-	/// One registry belongs to each Connector and is shared by every open and data source using it, so a
+	/// One registry belongs to each RoutingContext and is shared by every open and data source using it, so a
 	/// second open learns from the first. Thread-safe.
 {
 public:

@@ -25,7 +25,7 @@
 
 namespace BlueTusk {
 
-class Connector;
+class RoutingContext;
 class BlueTuskDataSource;
 
 
@@ -77,10 +77,10 @@ class BlueTusk_Routing_API NotificationListener
 {
 public:
 	explicit NotificationListener(const std::string& connectionString, TargetSessionAttributes target = TargetSessionAttributes::Primary);
-		/// Opens the session now, through Connector::defaultConnector(). The connection string's own
+		/// Opens the session now, through RoutingContext::defaultContext(). The connection string's own
 		/// Target Session Attributes is replaced by target. Throws as BlueTuskConnection::open().
 
-	NotificationListener(const ConnectionSettings& settings, Connector& connector, TargetSessionAttributes target = TargetSessionAttributes::Primary);
+	NotificationListener(const ConnectionSettings& settings, RoutingContext& connector, TargetSessionAttributes target = TargetSessionAttributes::Primary);
 		/// As above, with parsed settings, through connector (its plugins and learned host states).
 
 	NotificationListener(const BlueTuskDataSource& dataSource, TargetSessionAttributes target = TargetSessionAttributes::Primary);
@@ -135,7 +135,7 @@ private:
 	void sendListen(const std::string& command, const std::string& channel);
 
 	ConnectionSettings _settings;
-	Connector& _connector;
+	RoutingContext& _connector;
 	mutable BlueTuskConnection _connection;   /// mutable: Session's counters are read through a non-const session()
 	std::set<std::string> _channels;
 	std::deque<ListenerEvent> _pending;

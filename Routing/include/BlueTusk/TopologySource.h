@@ -57,7 +57,7 @@ struct BlueTusk_Routing_API TopologySnapshot
 class BlueTusk_Routing_API TopologySource
 	/// A source of cluster membership (doc/high-availability.md, "Topology sources"). A data source whose
 	/// connection string has Topology Source=<name>:<location> creates one instance with
-	/// Connector::createTopologySource(name), calls configure() once, then calls read() from one background
+	/// RoutingContext::createTopologySource(name), calls configure() once, then calls read() from one background
 	/// thread every Topology Refresh Interval (or sooner when waitForChange() reports a push). The data
 	/// source's host list becomes the members of the last successful read; the written host list is the
 	/// seed and is used until a read has succeeded. A read that fails or runs out of time keeps the last

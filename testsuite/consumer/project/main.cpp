@@ -9,7 +9,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include <iostream>
@@ -25,7 +25,7 @@ int createDataSource()
 		"Host=127.0.0.1;Port=1;Username=app;Password=consumer-secret;Health Check Interval=0;Target Session Attributes=primary");
 	std::cout << "data source created" << std::endl;
 	std::string targets;
-	for (const auto& name: BlueTusk::Connector::defaultConnector().policyNames(BlueTusk::PolicyFamily::TargetSession))
+	for (const auto& name: BlueTusk::RoutingContext::defaultContext().policyNames(BlueTusk::PolicyFamily::TargetSession))
 	{
 		targets += (targets.empty() ? "" : " ") + name;
 	}

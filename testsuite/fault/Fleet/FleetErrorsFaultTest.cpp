@@ -13,7 +13,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;
@@ -58,7 +58,7 @@ public:
 	void testTooManyClientsAlone()
 	{
 		FakeBackend full(BackendScript::tooManyClients(), "127.0.0.5");
-		Connector connector;
+		RoutingContext connector;
 		bool carries = false;
 		const std::string kind = kindOf([&] { BlueTuskConnection::open(connectionString(full.hostAndPort()), connector); }, carries);
 		CPPUNIT_ASSERT_EQUAL(std::string("53300"), kind);
@@ -73,7 +73,7 @@ public:
 		FakeBackend full(BackendScript::tooManyClients(), "127.0.0.5");
 		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
 		RefusedPort refused("127.0.0.9");
-		Connector connector;
+		RoutingContext connector;
 		bool carries = false;
 		const std::string hosts = full.hostAndPort() + "," + standby.hostAndPort() + "," + refused.hostAndPort();
 		const std::string kind = kindOf([&] {
@@ -86,7 +86,7 @@ public:
 	void testTooManyClientsInAPooledCheckout()
 	{
 		FakeBackend full(BackendScript::tooManyClients(), "127.0.0.5");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(connectionString(full.hostAndPort(), "Maximum Pool Size=2;Checkout Timeout=1"), connector);
 		bool carries = false;
 		const std::string kind = kindOf([&] { dataSource->open(TargetSessionAttributes::ReadWrite); }, carries);
@@ -99,7 +99,7 @@ public:
 	{
 		FakeBackend starting(BackendScript::startingUp(), "127.0.0.4");
 		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		bool carries = true;
 		std::string kind = kindOf([&] { BlueTuskConnection::open(connectionString(starting.hostAndPort()), connector); }, carries);
 		CPPUNIT_ASSERT_EQUAL(std::string(BlueTuskNoAcceptableHostException().name()) + " (57P03)", kind);
@@ -118,7 +118,7 @@ public:
 		BackendScript script = BackendScript::primary();
 		script.answers["SELECT * FROM missing"] = QueryAnswer::error("42P01", "relation \"missing\" does not exist");
 		FakeBackend primary(script, "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(connectionString(primary.hostAndPort()), connector);
 		bool carries = true;
 		const std::string kind = kindOf([&] { connection.query("SELECT * FROM missing"); }, carries);

@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -97,7 +97,7 @@ public:
 		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
 		FakeBackend returning(BackendScript::primary(), "127.0.0.3");
 		TcpProxy dead(returning.address(), "127.0.0.2", 0, TcpProxy::Mode::BlackHole);
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create("Host=" + hostList(dead, primary) + LOGIN +
 			";Timeout=2;Host Recheck Seconds=1;Health Check Interval=1", connector);
 
@@ -142,7 +142,7 @@ public:
 		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
 		FakeBackend behind(BackendScript::primary(), "127.0.0.3");
 		TcpProxy resetting(behind.address(), "127.0.0.2", 0, TcpProxy::Mode::Reset);   // accepts, counts, resets
-		Connector connector;
+		RoutingContext connector;
 		const std::string hosts = "Host=" + hostList(resetting, primary) + LOGIN + ";Timeout=2;Health Check Interval=0.5";
 		auto a = BlueTuskDataSource::create(hosts, connector);
 		auto b = BlueTuskDataSource::create(hosts + ";Maximum Pool Size=7", connector);
@@ -163,7 +163,7 @@ public:
 	void testDemotionClosesIdleSessionsEverywhere()
 	{
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		// No Reset On Close: no deferred reset for the pruning thread to send, so every session stays idle
 		// (not briefly busy in the pruner's hands) until the monitor acts.
 		const std::string hosts = "Host=" + server.hostAndPort() + LOGIN + ";Timeout=2;No Reset On Close=true;Health Check Interval=0.3";
@@ -196,7 +196,7 @@ public:
 	void testOnlyIdleSessionNotBorrowed()
 	{
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create("Host=" + server.hostAndPort() + LOGIN + ";Timeout=2;Health Check Interval=0.2", connector);
 		app->open("primary").close();
 		CPPUNIT_ASSERT_EQUAL(1, app->getPoolStatistics().idle);
@@ -218,7 +218,7 @@ public:
 	{
 		FakeBackend one(BackendScript::primary(), "127.0.0.1");
 		FakeBackend two(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		CPPUNIT_ASSERT_EQUAL(0, monitorThreads());
 		{
 			// Direct opens never start the monitor, nor does a data source with Health Check Interval=0.

@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CommitOutcome.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/Transaction.h"
 #include "OutcomeFaultSupport.h"
 #include "Peers.h"
@@ -47,7 +47,7 @@ struct Cluster
 {
 	FakeBackend first;
 	FakeBackend second;
-	Connector connector;
+	RoutingContext connector;
 	BlueTuskDataSource::Ptr dataSource;
 
 	Cluster(const BackendScript& old, const BackendScript& next):

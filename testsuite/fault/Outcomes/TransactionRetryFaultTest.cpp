@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CommitOutcome.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/Transaction.h"
 #include "OutcomeFaultSupport.h"
 #include "Peers.h"
@@ -36,7 +36,7 @@ BackendScript conflicting()
 }
 
 
-BlueTuskDataSource::Ptr dataSourceFor(const std::string& hosts, Connector& connector, const std::string& target = "read-write")
+BlueTuskDataSource::Ptr dataSourceFor(const std::string& hosts, RoutingContext& connector, const std::string& target = "read-write")
 {
 	return BlueTuskDataSource::create("Host=" + hosts + ";Username=app;SSL Mode=disable;Timeout=2" +
 		(target.empty() ? std::string() : ";Target Session Attributes=" + target), connector);
@@ -76,7 +76,7 @@ public:
 	void testSerializationFailureRetried()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
@@ -95,7 +95,7 @@ public:
 	void testDeadlockNotRetriedByNoRetry()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		CPPUNIT_ASSERT_EQUAL(std::string("40P01"), sqlStateOf([&]
@@ -119,7 +119,7 @@ public:
 	void testReadOnlyPolicy()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		auto work = [&](BlueTuskConnection& lease, Transaction&)
@@ -140,7 +140,7 @@ public:
 	void testBackoffBoundedAndAttemptsCounted()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		Poco::Clock started;
@@ -163,7 +163,7 @@ public:
 	void testOtherErrorsNotRetried()
 	{
 		FakeBackend primary(BackendScript::primary().answer(INSERT, QueryAnswer::error("23505", "duplicate key value violates unique constraint")), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		CPPUNIT_ASSERT_EQUAL(std::string("23505"), sqlStateOf([&]
@@ -181,7 +181,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary().answer(INSERT, QueryAnswer::dropConnection()), "127.0.0.1");
 		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(first.hostAndPort() + "," + second.hostAndPort(), connector);
 		std::vector<std::string> endpoints;
 		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
@@ -206,7 +206,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary().answer(CommitRecord::CAPTURE_SQL, captureAnswer("777")).answer("COMMIT", QueryAnswer::dropConnection()), "127.0.0.1");
 		FakeBackend second(BackendScript::primary().answer(StatusAnswer::STATUS_SQL, statusAnswer("aborted")), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(first.hostAndPort() + "," + second.hostAndPort(), connector);
 		std::vector<std::string> endpoints;
 		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
@@ -225,7 +225,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary().answer(CommitRecord::CAPTURE_SQL, captureAnswer("777")).answer("COMMIT", QueryAnswer::dropConnection()), "127.0.0.1");
 		FakeBackend second(BackendScript::startingUp(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(first.hostAndPort() + "," + second.hostAndPort(), connector);
 		TransactionOptions options;
 		options.outcomeResolver = dataSource->outcomeResolver(Poco::Timespan(0, 200000));
@@ -243,7 +243,7 @@ public:
 	void testNoRetryAfterWorkCommitted()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		int calls = 0;
 		CPPUNIT_ASSERT_THROW(dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction& transaction)
@@ -260,7 +260,7 @@ public:
 	void testUnknownPolicyName()
 	{
 		FakeBackend primary(conflicting(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		std::string message;
 		try
@@ -282,7 +282,7 @@ public:
 		// default policy's five attempts. Without a target runInTransaction() now takes read-write.
 		FakeBackend standby(refusingStandby(), "127.0.0.1");
 		FakeBackend primary(BackendScript::primary(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(standby.hostAndPort() + "," + primary.hostAndPort(), connector, "");
 		std::vector<std::string> endpoints;
 		const unsigned attempts = dataSource->runInTransaction([&](BlueTuskConnection& lease, Transaction&)
@@ -303,7 +303,7 @@ public:
 		// A unit of work declared read-only (TransactionOptions::readOnly) keeps the data source's target.
 		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
 		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort() + "," + standby.hostAndPort(), connector, "prefer-standby");
 		TransactionOptions readOnly;
 		readOnly.readOnly = true;
@@ -328,7 +328,7 @@ public:
 		// of the primary, 209 of 215 such units failed because every retry landed on a standby).
 		FakeBackend standby(refusingStandby(), "127.0.0.1");
 		FakeBackend primary(BackendScript::primary(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(standby.hostAndPort() + "," + primary.hostAndPort(), connector, "");
 		std::vector<std::string> endpoints;
 		const unsigned attempts = dataSource->runInTransaction(TargetSessionAttributes::Any, [&](BlueTuskConnection& lease, Transaction&)
@@ -359,7 +359,7 @@ public:
 		// 25006 inside a transaction the unit of work declared read-only is its own doing: every server would
 		// answer the same, so it reaches the caller at once.
 		FakeBackend primary(BackendScript::primary().answer(INSERT, QueryAnswer::error("25006", "cannot execute INSERT in a read-only transaction")), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(primary.hostAndPort(), connector);
 		TransactionOptions readOnly;
 		readOnly.readOnly = true;

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Pipeline.h"
 #include "Peers.h"
@@ -174,7 +174,7 @@ private:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.executeSimple("SELECT 1").size());
 	}
 
-	Connector _connector;
+	RoutingContext _connector;
 	std::unique_ptr<FakeBackend> _backend;
 	BlueTuskDataSource::Ptr _dataSource;
 };

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>
@@ -27,14 +27,14 @@ class CommandTimeoutFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE_END();
 
 public:
-	static BlueTuskDataSource::Ptr dataSourceFor(FakeBackend& backend, Connector& connector)
+	static BlueTuskDataSource::Ptr dataSourceFor(FakeBackend& backend, RoutingContext& connector)
 		/// A pooled data source on backend with Command Timeout=1.
 	{
 		return BlueTuskDataSource::create("Host=" + backend.hostAndPort() +
 			";Username=app;Password=frozen-secret;SSL Mode=disable;Timeout=2;Command Timeout=1", connector);
 	}
 
-	static BlueTuskDataSource::Ptr timedOutStatementBreaksLease(FakeBackend& backend, Connector& connector)
+	static BlueTuskDataSource::Ptr timedOutStatementBreaksLease(FakeBackend& backend, RoutingContext& connector)
 		/// Runs "SELECT report()" on a lease of a new data source over backend, whose answer never comes
 		/// in time and whose CancelRequest is not acted on: the statement fails with the command timeout
 		/// in about 1.25 s (the timeout plus the cancel's grace), the session is broken and is discarded
@@ -68,7 +68,7 @@ public:
 	void testFrozenServerFreesLease()
 	{
 		FakeBackend backend(BackendScript::primary().answer("SELECT report()", QueryAnswer::value("late").frozen(30000)), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = timedOutStatementBreaksLease(backend, connector);
 		BlueTuskConnection next = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), next.executeSimple("SELECT 1").size());
@@ -82,7 +82,7 @@ public:
 		// session is closed: about 1.25 s with Command Timeout=1, not the 4+ s the answer would take.
 		FakeBackend backend(BackendScript::primary().answer("SELECT report()",
 			QueryAnswer::value("a long enough answer to take seconds").trickle(50)), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		timedOutStatementBreaksLease(backend, connector);
 	}
 
@@ -90,7 +90,7 @@ public:
 	{
 		// The contrast: a slow server that acts on the cancel keeps the session (57014, then reused).
 		FakeBackend backend(BackendScript::primary().answer("SELECT report()", QueryAnswer::value("late").delay(30000)), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = dataSourceFor(backend, connector);
 		Poco::Clock clock;
 		{

@@ -15,7 +15,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -74,7 +74,7 @@ struct IdleStandby
 	/// and times the next checkout, whose role refresh carries it.
 {
 	FakeBackend server{BackendScript::standby(), "127.0.0.1"};
-	Connector connector;
+	RoutingContext connector;
 	BlueTuskDataSource::Ptr dataSource;
 	BlueTuskConnection lease;
 
@@ -147,7 +147,7 @@ public:
 	void testFrozenPendingResetDoesNotHoldThePool()
 	{
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(options(server, ""), connector);
 		{
 			BlueTuskConnection lease = dataSource->open();
@@ -172,7 +172,7 @@ public:
 	{
 		// No in_hot_standby before PostgreSQL 14: the startup's probe answers the router's question too.
 		FakeBackend server(BackendScript::primary().withoutRoleParameters(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(options(server, ";Target Session Attributes=primary"), connector);
 		BlueTuskConnection lease = dataSource->open();
 		CPPUNIT_ASSERT(lease.role() == ServerRole::Primary);
@@ -190,7 +190,7 @@ public:
 		frozenProbe.rows = {{std::string("f"), std::string("off")}};
 		frozenProbe.frozen(20000);
 		FakeBackend server(BackendScript::primary().withoutRoleParameters().answer(PROBE, frozenProbe), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(options(server, ""), connector);
 		const Poco::Clock clock;
 		std::string failure;
@@ -218,7 +218,7 @@ public:
 		// lasted until the message was complete (for 1 GiB declared, as long as the server liked).
 		const std::string payload(100, 'p');
 		FakeBackend server(BackendScript::primary().answer("LISTEN c", QueryAnswer::command("LISTEN").thenTrickle(notificationMessage("c", payload), 20)), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(options(server, ""), connector);
 		BlueTuskConnection lease = dataSource->open();
 		lease.executeSimple("LISTEN c");

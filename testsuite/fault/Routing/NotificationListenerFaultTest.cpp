@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/NotificationListener.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
@@ -54,7 +54,7 @@ public:
 	void testBlockedWaitEndsWhenServerClosesSocket()
 	{
 		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(connectionString(primary.hostAndPort()), connector);
 		connection.executeSimple("LISTEN jobs");
 		std::thread breaker([&]
@@ -86,7 +86,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary(), "127.0.0.1");
 		FakeBackend second(BackendScript::primary(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		NotificationListener listener(ConnectionSettings::parse(connectionString(first.hostAndPort() + "," + second.hostAndPort(), "Failover Timeout=5")), connector);
 		listener.listen("orders");
 		listener.listen("Mixed \"Case\"");
@@ -122,7 +122,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary(), "127.0.0.1");
 		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		NotificationListener listener(ConnectionSettings::parse(connectionString(first.hostAndPort() + "," + second.hostAndPort(), "Failover Timeout=10")), connector);
 		listener.listen("orders");
 		first.setScript(BackendScript::closeOnAccept());
@@ -148,7 +148,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary(), "127.0.0.1");
 		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		NotificationListener listener(ConnectionSettings::parse(connectionString(first.hostAndPort() + "," + second.hostAndPort(), "Failover Timeout=1")), connector);
 		listener.listen("orders");
 		first.setScript(BackendScript::standby());   // demoted, and its session ended
@@ -181,7 +181,7 @@ public:
 	void testChannelNamesChecked()
 	{
 		FakeBackend primary(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		NotificationListener listener(ConnectionSettings::parse(connectionString(primary.hostAndPort())), connector);
 		CPPUNIT_ASSERT_THROW(listener.listen(""), BlueTuskUsageException);
 		CPPUNIT_ASSERT_THROW(listener.listen(std::string(64, 'c')), BlueTuskUsageException);

@@ -13,7 +13,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Thread.h"
 #include <cppunit/TestFixture.h>
@@ -44,7 +44,7 @@ struct TwoStandbys
 {
 	FakeBackend first{BackendScript::standby(), "127.0.0.1"};
 	FakeBackend second{BackendScript::standby(), "127.0.0.2"};
-	Connector connector;
+	RoutingContext connector;
 	BlueTuskDataSource::Ptr dataSource;
 
 	explicit TwoStandbys(const std::string& extra = std::string()):
@@ -148,7 +148,7 @@ public:
 	void testLeaseThatRanNothingIsNotReset()
 	{
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create("Host=" + server.hostAndPort() +
 			";Username=app;Password=role-refresh-secret;SSL Mode=disable;Timeout=2;Maximum Pool Size=1", connector);
 		for (int i = 0; i < 3; ++i)

@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Clock.h"
@@ -192,7 +192,7 @@ public:
 			const std::string raced(c.raced);
 			if (parallel && raced.empty()) continue;
 			_peers->resetCounters();
-			Connector connector; // fresh: nothing learned from earlier rows
+			RoutingContext connector; // fresh: nothing learned from earlier rows
 			std::string where = std::string(c.target) + " over " + c.hosts + " (" + order + ")";
 			std::string cs = _peers->connectionString(c.hosts, "Host Order=" + order + ";Target Session Attributes=" + c.target);
 			char chosen = '?';
@@ -256,7 +256,7 @@ public:
 
 	void testFailureText()
 	{
-		Connector connector;
+		RoutingContext connector;
 		std::string cs = _peers->connectionString("SUTXHC", "Target Session Attributes=primary;Timeout=0.5");
 		try
 		{
@@ -290,12 +290,12 @@ public:
 	void testParallelBlackHoleFirst()
 	{
 		// The healthy host alone.
-		Connector alone;
+		RoutingContext alone;
 		Poco::Clock healthy;
 		BlueTuskConnection::open(_peers->connectionString("P", "Timeout=5"), alone).close();
 		long healthyMs = static_cast<long>(healthy.elapsed() / 1000);
 
-		Connector connector;
+		RoutingContext connector;
 		Poco::Clock start;
 		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("HP", "Host Order=parallel;Timeout=5"), connector);
 		long ms = static_cast<long>(start.elapsed() / 1000);
@@ -307,7 +307,7 @@ public:
 
 	void testParallelAuthenticationStops()
 	{
-		Connector connector;
+		RoutingContext connector;
 		// A short stagger: should the slow primary connect first, the bad-password host starts 50 ms later.
 		stagger(connector, 50);
 		Poco::Clock start;
@@ -334,14 +334,14 @@ public:
 		// prefer-standby: the primary answers at once, the standby after 300 ms: the fallback is held until
 		// the standby's Accept arrives, then closed.
 		_peers->backends.at('S')->setScript(BackendScript::standby().delayStartup(300));
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			_peers->connectionString("PS", "Host Order=parallel;Target Session Attributes=prefer-standby"), connector);
 		CPPUNIT_ASSERT_EQUAL('S', _peers->letterOf(connection.connectedEndpoint()));
 		CPPUNIT_ASSERT(_peers->backends.at('P')->waitForActiveConnections(0, Poco::Timespan(2, 0)));
 		// With only fallbacks, the first one is returned after every attempt ended (U fails, P retained).
 		_peers->resetCounters();
-		Connector second;
+		RoutingContext second;
 		BlueTuskConnection fallback = BlueTuskConnection::open(
 			_peers->connectionString("UPR", "Host Order=parallel;Target Session Attributes=prefer-standby"), second);
 		char chosen = _peers->letterOf(fallback.connectedEndpoint());
@@ -354,7 +354,7 @@ public:
 		// Two healthy hosts, target any, the default staggers (connects 1 ms apart, startups 250 ms): only
 		// the first connected runs its startup; it wins in a few milliseconds and the other attempt is
 		// cancelled before its server did any work (no StartupMessage; usually not even a TCP connection).
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("PR", "Host Order=parallel"), connector);
 		const char chosen = _peers->letterOf(connection.connectedEndpoint());
 		CPPUNIT_ASSERT(chosen == 'P' || chosen == 'R');
@@ -372,7 +372,7 @@ public:
 	{
 		// startupStaggerMs=0: a plain race, every connected attempt starts at once: the slow primary (D,
 		// 300 ms) got its StartupMessage although the fast one won.
-		Connector connector;
+		RoutingContext connector;
 		stagger(connector, 0);
 		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("DP", "Host Order=parallel"), connector);
 		CPPUNIT_ASSERT_EQUAL('P', _peers->letterOf(connection.connectedEndpoint()));
@@ -384,7 +384,7 @@ public:
 	{
 		// A host that accepts but is slow to start (D answers after 300 ms) holds the race for at most the
 		// stagger (100 ms) before the next connected attempt starts too: the open never waits for D.
-		Connector connector;
+		RoutingContext connector;
 		stagger(connector, 100);
 		for (int round = 0; round < 3; ++round)
 		{
@@ -407,7 +407,7 @@ public:
 		// pool; a refused host that failed on its own is. The winner answers its StartupMessage 300 ms late
 		// (D): with an instant winner (P) on two busy cores the refused host's attempt could still be
 		// unstarted when the race ended, and be cancelled as a loser instead (1 run in about 5 under load).
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(_peers->connectionString("HXD", "Host Order=parallel;Timeout=5"), connector);
 		BlueTuskConnection connection = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL('D', _peers->letterOf(connection.connectedEndpoint()));
@@ -423,7 +423,7 @@ public:
 	{
 		// target primary over a standby and a primary: a standby that entered first is rejected and the
 		// primary starts at once (well before the 2 s stagger), whichever connected first.
-		Connector connector;
+		RoutingContext connector;
 		stagger(connector, 2000);
 		Poco::Clock start;
 		BlueTuskConnection connection = BlueTuskConnection::open(
@@ -436,7 +436,7 @@ public:
 
 	void testSequentialBlackHoleWaitsTimeout()
 	{
-		Connector connector;
+		RoutingContext connector;
 		Poco::Clock start;
 		BlueTuskConnection connection = BlueTuskConnection::open(_peers->connectionString("HP", "Timeout=0.4"), connector);
 		long ms = static_cast<long>(start.elapsed() / 1000);
@@ -447,7 +447,7 @@ public:
 
 	void testSecondOpenSkipsDeadHost()
 	{
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection::open(_peers->connectionString("HP", "Timeout=0.4"), connector).close();
 		Poco::Clock start;
 		BlueTuskConnection second = BlueTuskConnection::open(_peers->connectionString("HP", "Timeout=0.4"), connector);
@@ -460,14 +460,14 @@ public:
 	void testNoThreadOrConnectionLeftBehind()
 	{
 		// Warm up the process (plugins, logger) before counting.
-		Connector warm;
+		RoutingContext warm;
 		BlueTuskConnection::open(_peers->connectionString("P", ""), warm).close();
 		CPPUNIT_ASSERT(_peers->idle(Poco::Timespan(2, 0)));
 		Poco::Thread::sleep(50);
 		int before = threadCount();
 		for (const char* target: {"primary", "prefer-standby", "any"})
 		{
-			Connector connector;
+			RoutingContext connector;
 			BlueTuskConnection connection = BlueTuskConnection::open(
 				_peers->connectionString("HSRPUC", std::string("Host Order=parallel;Timeout=3;Target Session Attributes=") + target), connector);
 			connection.close();
@@ -478,7 +478,7 @@ public:
 	}
 
 private:
-	static void stagger(Connector& connector, int milliseconds)
+	static void stagger(RoutingContext& connector, int milliseconds)
 		/// Configures the connector's parallel host-order policy (as the subsystem's policy.* would).
 	{
 		Poco::AutoPtr<Poco::Util::MapConfiguration> config(new Poco::Util::MapConfiguration);

@@ -12,7 +12,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "session/ProtocolSessionFactory.h"
 #include "connect/StaticResolver.h"

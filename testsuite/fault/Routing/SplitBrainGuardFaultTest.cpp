@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -59,7 +59,7 @@ public:
 	{
 		FakeBackend old(primaryOnTimeline(3), "127.0.0.1");
 		FakeBackend promoted(primaryOnTimeline(4), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create(connectionString(old, promoted), connector);
 		{
 			BlueTuskConnection lease = app->open();   // before the failover: the old primary, timeline 3
@@ -117,7 +117,7 @@ public:
 		// The newer primary is seen first; the old one, never seen before, is asked and refused.
 		FakeBackend old(primaryOnTimeline(3), "127.0.0.1");
 		FakeBackend promoted(primaryOnTimeline(4), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto first = BlueTuskDataSource::create(connectionString(promoted, old), connector);
 		first->open().close();
 		auto app = BlueTuskDataSource::create(connectionString(old, promoted), connector);
@@ -137,7 +137,7 @@ public:
 	{
 		FakeBackend primary(primaryOnTimeline(7), "127.0.0.1");
 		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create(connectionString(primary, standby), connector);
 		for (int i = 0; i < 20; ++i)
 		{

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -56,7 +56,7 @@ public:
 	{
 		// Three sessions are open when the server starts refusing: ten threads share them, none sees 53300.
 		FakeBackend server(BackendScript::primary(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(
 			connectionString(server.hostAndPort(), "Maximum Pool Size=10;Checkout Timeout=20"), connector);
 		{
@@ -107,7 +107,7 @@ public:
 	void testRefusingEndpointTimesOutNaming53300()
 	{
 		FakeBackend server(BackendScript::tooManyClients(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(
 			connectionString(server.hostAndPort(), "Maximum Pool Size=10;Checkout Timeout=1"), connector);
 		Poco::Clock start;
@@ -136,7 +136,7 @@ public:
 	{
 		FakeBackend full(BackendScript::tooManyClients(), "127.0.0.1");
 		FakeBackend other(BackendScript::primary(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(
 			connectionString(full.hostAndPort() + "," + other.hostAndPort(), "Maximum Pool Size=10;Checkout Timeout=10"), connector);
 		Poco::Clock start;
@@ -154,7 +154,7 @@ public:
 	{
 		FakeBackend full(BackendScript::tooManyClients(), "127.0.0.1");
 		FakeBackend other(BackendScript::primary(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection db = BlueTuskConnection::open(connectionString(full.hostAndPort() + "," + other.hostAndPort(), ""), connector);
 		CPPUNIT_ASSERT(db.connectedEndpoint() == other.endpoint());
 		const HostAttemptList& log = db.attemptLog();
@@ -180,7 +180,7 @@ public:
 	{
 		// Startups answered 300 ms late: with Max Connecting=2 never more than two are under way at once.
 		FakeBackend server(BackendScript::primary().delayStartup(300), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(
 			connectionString(server.hostAndPort(), "Maximum Pool Size=10;Max Connecting=2;Checkout Timeout=20"), connector);
 		std::atomic<bool> stop{false};

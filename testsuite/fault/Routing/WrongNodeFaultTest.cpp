@@ -11,7 +11,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -52,7 +52,7 @@ public:
 	{
 		FakeBackend first(BackendScript::primary(), "127.0.0.1");
 		FakeBackend second(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create("Host=" + first.hostAndPort() + "," + second.hostAndPort() +
 			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=read-write", connector);
 		{
@@ -102,7 +102,7 @@ public:
 		// and the session is never handed to a standby target again: the endpoint is learned as primary
 		// when the lease returns.
 		FakeBackend server(BackendScript::standby(), "127.0.0.1");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create("Host=" + server.hostAndPort() +
 			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=standby", connector);
 		{
@@ -123,7 +123,7 @@ public:
 	{
 		FakeBackend primary(BackendScript::primary().answer(INSERT, readOnlyRefusal()), "127.0.0.1");
 		FakeBackend standby(BackendScript::standby(), "127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create("Host=" + primary.hostAndPort() + "," + standby.hostAndPort() +
 			";Username=app;Password=wrong-node-secret;SSL Mode=disable;Timeout=2;Target Session Attributes=read-write", connector);
 		{

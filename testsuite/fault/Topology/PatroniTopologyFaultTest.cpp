@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/TopologySource.h"
 #include "BlackHoleListener.h"
@@ -136,7 +136,7 @@ std::string fixture()
 
 TopologySource::Ptr patroni(const std::string& location, const std::string& extra = "")
 {
-	static Connector connector;
+	static RoutingContext connector;
 	TopologySource::Ptr source = connector.createTopologySource("patroni");
 	source->configure(location, ConnectionSettings::parse("Host=127.0.0.1;Username=app;Password=" + std::string(SECRET) + extra));
 	return source;

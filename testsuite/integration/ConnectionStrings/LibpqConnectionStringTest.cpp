@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Environment.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
@@ -122,7 +122,7 @@ public:
 		TemporaryText services("# test services\n[bt-rw]\nhost=" + c.hosts.at(1) + "," + c.hosts.at(0) + "\nport=" + std::to_string(c.port) +
 			"\ndbname=" + c.database + "\nuser=" + c.user + "\ntarget_session_attrs=read-write\noptions=-c search_path=from_service\n"
 			"sslmode=disable\n");
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open("service=bt-rw servicefile=" + services.path() + " password=" + c.password, connector);
 		CPPUNIT_ASSERT_EQUAL(c.hosts.at(0), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("f"), scalar(connection, "SELECT pg_is_in_recovery()"));
@@ -142,7 +142,7 @@ public:
 			"\nuser=" + c.user + "\npassword=" + c.password + "\nsslmode=disable\napplication_name=from-service\n");
 		ScopedVariable service("PGSERVICE", "bt-any");
 		ScopedVariable file("PGSERVICEFILE", services.path());
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open("postgresql://", connector);
 		CPPUNIT_ASSERT_EQUAL(c.hosts.at(2), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("from-service"), scalar(connection, "SHOW application_name"));
@@ -152,7 +152,7 @@ public:
 	void testOptionsSearchPath()
 	{
 		const ClusterInfo& c = cluster();
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection libpq = BlueTuskConnection::open("host=" + c.hosts.at(0) + " " + login() +
 			" sslmode=disable options='-c search_path=app_schema,public -c statement_timeout=4s'", connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("app_schema,public"), scalar(libpq, "SHOW search_path"));
@@ -180,7 +180,7 @@ public:
 	void testHostAddressWithUnresolvableName()
 	{
 		const ClusterInfo& c = cluster();
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open("host=no-such-host.invalid hostaddr=" + c.hosts.at(0) + " " + login() +
 			" sslmode=disable", connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("no-such-host.invalid"), connection.connectedEndpoint().host());
@@ -201,7 +201,7 @@ public:
 	{
 		// verify-full checks the certificate against the host name, not the hostaddr
 		const ClusterInfo& c = cluster();
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open("host=localhost hostaddr=" + c.hosts.at(1) + " " + login() +
 			" sslmode=verify-full sslrootcert=" + c.rootCertificate(), connector);
 		CPPUNIT_ASSERT_EQUAL(c.hosts.at(1), scalar(connection, "SELECT host(inet_server_addr())"));
@@ -224,7 +224,7 @@ public:
 		const std::string directory = ConnectionSettings::defaultSocketDirectory();
 		CPPUNIT_ASSERT_MESSAGE("node1 has no socket in " + directory + " (scripts/cluster reset --full puts one there)",
 			Poco::File(directory + "/.s.PGSQL." + std::to_string(cluster().port)).exists());
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(login(), connector);
 		CPPUNIT_ASSERT(connection.connectedEndpoint().isUnixSocket());
 		CPPUNIT_ASSERT_EQUAL(directory, connection.connectedEndpoint().host());
@@ -241,7 +241,7 @@ public:
 	{
 		// the cluster's own socket directory as host (URL: host=/path in the query), the server runs as postgres
 		const ClusterInfo& c = cluster();
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open("postgres://" + c.user + ":" + c.password + "@:" + std::to_string(c.port) + "/" +
 			c.database + "?host=" + c.socketDir(2) + "&requirepeer=postgres", connector);
 		CPPUNIT_ASSERT_EQUAL(c.socketDir(2), connection.connectedEndpoint().host());

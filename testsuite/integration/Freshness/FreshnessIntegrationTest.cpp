@@ -15,7 +15,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/Lsn.h"
 #include "TestEnvironment.h"
@@ -180,7 +180,7 @@ public:
 
 	void testMaxStandbyLag()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Max Standby Lag=1MB"), connector);
 
 		// Replay paused on node2, 3 MB of WAL on the primary: node2 receives it but does not replay it.
@@ -260,7 +260,7 @@ public:
 	{
 		// BlueTuskConnection::open() (bluetusk-connect without --pool) honours Max Standby Lag as a data
 		// source does (before, a prefer-standby open landed on the paused standby 3 MB behind).
-		Connector connector;
+		RoutingContext connector;
 		setReplay(2, true);
 		writeWal(3 * MB);
 		const Lsn written = primaryPosition();
@@ -302,7 +302,7 @@ public:
 	void testReadYourWritesRefusedOnDirectOpen()
 	{
 		// A direct open has no earlier write of its own to wait for: the keyword is refused there, not ignored.
-		Connector connector;
+		RoutingContext connector;
 		try
 		{
 			BlueTuskConnection::open(cluster().connectionString(allNodes(), "Read Your Writes=true;Target Session Attributes=prefer-standby"), connector);
@@ -346,7 +346,7 @@ public:
 
 	void testReadYourWritesLoop()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto fresh = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Read Your Writes=true"), connector);
 		int onStandby = 0;
 		Poco::Clock start;
@@ -384,7 +384,7 @@ public:
 		// read with a token must wait on a standby session it has, not open a new one on every standby for
 		// every read (measured at 4b09e4a: 51 sessions created on each standby in 50 cycles, about 200 ms
 		// per read). Replay is paused on node2 for ten cycles of the fifty: real lag on one standby.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Read Your Writes=true"), connector);
 		const int maxConnecting = dataSource->settings().maxConnecting;
 		int misses = 0, onStandby = 0, onNode2WhilePaused = 0;
@@ -458,7 +458,7 @@ public:
 
 	void testFallbackToPrimaryWithinTimeout()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Read Your Writes=true;Read Your Writes Timeout=300"), connector);
 		const std::string note = "paused " + std::to_string(Poco::Timestamp().epochMicroseconds());
 		setReplay(2, true);
@@ -508,7 +508,7 @@ public:
 	{
 		// Two data sources with their own connectors share nothing but the token's text, as two processes
 		// would (a web request carrying it from the service that wrote to the one that reads).
-		Connector writerConnector, readerConnector;
+		RoutingContext writerConnector, readerConnector;
 		auto writer = BlueTuskDataSource::create(cluster().connectionString(allNodes()), writerConnector);
 		auto reader = BlueTuskDataSource::create(cluster().connectionString(allNodes()), readerConnector);
 		int onStandby = 0;
@@ -523,7 +523,7 @@ public:
 	void testTokenFromAnotherProcess()
 	{
 		// The writer is another process (psql); its token arrives as text, as in an HTTP header.
-		Connector connector;
+		RoutingContext connector;
 		auto reader = BlueTuskDataSource::create(cluster().connectionString(allNodes()), connector);
 		const std::string prefix = "psql " + std::to_string(Poco::Timestamp().epochMicroseconds()) + " ";
 		int onStandby = 0;

@@ -10,7 +10,7 @@
 #define BlueTusk_FailoverLoad_INCLUDED
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -111,7 +111,7 @@ public:
 private:
 	void watch(int node);
 
-	Connector _connector;
+	RoutingContext _connector;
 	const HaCluster& _cluster;
 	int _pollMs;
 	std::atomic<bool> _stop{false};

@@ -7,7 +7,7 @@
 #include "HaCluster.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
 #include <cstdio>
@@ -82,7 +82,7 @@ Outcome runScenario(const Scenario& scenario)
 	guard.command = scenario.restore;
 	const std::string::size_type mark = guard.command.find('%');
 	if (mark != std::string::npos) guard.command.replace(mark, 1, std::to_string(outcome.oldLeader));
-	Connector connector;
+	RoutingContext connector;
 	auto dataSource = BlueTuskDataSource::create(cluster.connectionString(std::string(dataSourceSettings) + scenario.settings), connector);
 	const std::string oldHost = cluster.host(outcome.oldLeader);
 	std::int64_t faultAt = 0;

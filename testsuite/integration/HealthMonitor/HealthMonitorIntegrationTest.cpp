@@ -12,7 +12,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Peers.h"
 #include "Poco/Clock.h"
@@ -29,7 +29,7 @@ namespace {
 void asSuperuser(int node, const std::string& sql)
 	/// Runs sql on node as the postgres superuser over the node's Unix socket (trusted there).
 {
-	Connector connector;
+	RoutingContext connector;
 	BlueTuskConnection admin = BlueTuskConnection::open("Host=" + cluster().socketDir(node) + ";Port=" +
 		std::to_string(cluster().port) + ";Username=postgres;Database=postgres;Health Check Interval=0", connector);
 	admin.executeSimple(sql);
@@ -78,7 +78,7 @@ public:
 				}
 			}
 		} restore;
-		Connector connector;
+		RoutingContext connector;
 		auto a = BlueTuskDataSource::create(cluster().connectionString(hosts(), "Timeout=5;Health Check Interval=0.3"), connector);
 		auto b = BlueTuskDataSource::create(cluster().connectionString(hosts(), "Timeout=5;Health Check Interval=0.5"), connector);
 		parkIdle(*a, TargetSessionAttributes::ReadWrite, 3);
@@ -110,7 +110,7 @@ public:
 		{
 			~Start() { cluster().runClusterCommand("start-node 3"); }
 		} start;
-		Connector connector;
+		RoutingContext connector;
 		const std::string thirdFirst = cluster().hosts.at(2) + "," + cluster().hosts.at(1);
 		auto app = BlueTuskDataSource::create(cluster().connectionString(thirdFirst, "Timeout=5;Host Recheck Seconds=1;Health Check Interval=0.3"), connector);
 		const BlueTuskHostEndpoint third(cluster().hosts.at(2), static_cast<Poco::UInt16>(cluster().port));
@@ -139,7 +139,7 @@ public:
 		{
 			~Reset() { cluster().runClusterCommand("reset"); }
 		} reset;
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(1), "Timeout=5;Health Check Interval=0.3"), connector);
 		parkIdle(*app, TargetSessionAttributes::Standby, 3);
 		const BlueTuskHostEndpoint second(cluster().hosts.at(1), static_cast<Poco::UInt16>(cluster().port));

@@ -11,8 +11,8 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/CommitOutcome.h"
-#include "BlueTusk/Connector.h"
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "BlueTusk/RoutingContext.h"
+#include "datasource/RoutedOutcomeResolver.h"
 #include "BlueTusk/Transaction.h"
 #include "TestEnvironment.h"
 #include "Poco/NumberParser.h"
@@ -69,7 +69,7 @@ class CommitOutcomeIntegrationTest: public CppUnit::TestFixture
 public:
 	void testCaptureTravelsWithCommit()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(hosts(), connector);
 		BlueTuskConnection lease = dataSource->open();
 		recreate(lease, "outcome_capture");
@@ -91,7 +91,7 @@ public:
 
 	void testStatusOfRealXids()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(hosts(), connector);
 		RoutedOutcomeResolver resolver(dataSource->settings(), connector, Poco::Timespan(5, 0));
 		BlueTuskConnection lease = dataSource->open();
@@ -141,7 +141,7 @@ public:
 		// A deferred constraint trigger makes COMMIT run for 3 s; the backend is terminated meanwhile (its
 		// client gets FATAL 57P01 instead of COMMIT's answer): the resolution asks the primary, which reports
 		// the xid aborted.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(hosts(), connector);
 		BlueTuskConnection other = dataSource->open();
 		recreate(other, "outcome_deferred");
@@ -179,7 +179,7 @@ public:
 
 	void testSerializationFailureRetried()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(hosts(), connector);
 		{
 			BlueTuskConnection setup = dataSource->open();
@@ -212,7 +212,7 @@ public:
 	{
 		// Before this was fixed, the unit of work took the data source's target (any) and ran on 127.0.0.2, a
 		// standby: 25006 on each of the default policy's five attempts.
-		Connector connector;
+		RoutingContext connector;
 		{
 			BlueTuskConnection setup = BlueTuskDataSource::create(hosts(), connector)->open();
 			recreate(setup, "outcome_targets");
@@ -234,7 +234,7 @@ public:
 	{
 		// Target any on purpose: the first attempt lands on the standby 127.0.0.2 and gets 25006 from its
 		// INSERT; the retry goes to a writable server, not to a standby again.
-		Connector connector;
+		RoutingContext connector;
 		{
 			BlueTuskConnection setup = BlueTuskDataSource::create(hosts(), connector)->open();
 			recreate(setup, "outcome_targets");

@@ -1,7 +1,7 @@
 //
 // AutoFailoverTopologyTest.cpp
 //
-// The pg_auto_failover topology source (Plugins/Topology, loaded by name through a Connector) against the
+// The pg_auto_failover topology source (Plugins/Topology, loaded by name through a RoutingContext) against the
 // monitor of scripts/pg-auto-failover: it reports the three nodes with their roles, timeline and lag even
 // though the seed lists only one node, takes the data source's password when the monitor string has none,
 // and its waitForChange() returns on the monitor's own notifications on "state" when a secondary is lost.
@@ -10,7 +10,7 @@
 //
 
 #include "HaCluster.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/TopologySource.h"
 #include "Poco/Timestamp.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -75,7 +75,7 @@ public:
 	void testReadsTheThreeNodes()
 	{
 		const HaCluster& cluster = HaCluster::autoFailover();
-		Connector connector;
+		RoutingContext connector;
 		TopologySource::Ptr source = connector.createTopologySource("pg_auto_failover");
 		CPPUNIT_ASSERT_EQUAL(std::string("pg_auto_failover"), source->name());
 		// The seed names one node only: the members come from the monitor.
@@ -114,7 +114,7 @@ public:
 		const std::string::size_type at = uri.find("Password=");
 		CPPUNIT_ASSERT(at != std::string::npos);
 		uri.erase(at, uri.find(';', at) + 1 - at);
-		Connector connector;
+		RoutingContext connector;
 		TopologySource::Ptr source = connector.createTopologySource("pg_auto_failover");
 		source->configure(uri, ConnectionSettings::parse(cluster.nodeConnectionString(1, "")));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(3), source->read(Poco::Timespan(5, 0)).members.size());
@@ -127,7 +127,7 @@ public:
 		const int leader = cluster.leader();
 		CPPUNIT_ASSERT(leader != 0);
 		const int secondary = leader == 3 ? 2 : 3;
-		Connector connector;
+		RoutingContext connector;
 		TopologySource::Ptr source = connector.createTopologySource("pg_auto_failover");
 		source->configure(monitorUri(), ConnectionSettings());
 		for (int i = 0; i < 20 && source->waitForChange(Poco::Timespan(0, 200000)); ++i) {}

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -74,7 +74,7 @@ class PooledRoutingIntegrationTest: public CppUnit::TestFixture
 public:
 	void testTargetsLandOnTheRightNodes()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=3;Timeout=10"), connector);
 		std::vector<BlueTuskConnection> standbyLeases;
 		for (int i = 0; i < 6; ++i)
@@ -118,7 +118,7 @@ public:
 	{
 		// PostgreSQL 15 reports in_hot_standby and default_transaction_read_only at startup: warm-up alone
 		// fills in each endpoint's last known role, with no probe and no targeted checkout.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Minimum Pool Size=1;Timeout=10"), connector);
 		dataSource->warmUp();
 		CPPUNIT_ASSERT_EQUAL(1, stats(dataSource, 1).idle);
@@ -132,7 +132,7 @@ public:
 		// 100 leases from a pool of at most 2 sessions run the same text: each physical session prepares it
 		// once (Parse counted per session) and serves every later run from its cache, the reset on return
 		// keeping the statement; the pool's statistics add up the sessions' counters.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1),
 			"Maximum Pool Size=2;Timeout=10;Auto Prepare Min Usages=2"), connector);
 		const std::string sql = "SELECT $1::int4 * 3 AS tripled";
@@ -163,7 +163,7 @@ public:
 	{
 		// The reset is deferred on return, so an advisory lock the last user forgot is still held right
 		// after the return; the pruning thread resets the idle session within about two seconds.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1), "Maximum Pool Size=1;Timeout=10"), connector);
 		{
 			BlueTuskConnection lease = dataSource->open();
@@ -184,7 +184,7 @@ public:
 
 	void testDrainPrimaryDuringLoad()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=4;Timeout=10"), connector);
 		const TargetSessionAttributes targets[] = {TargetSessionAttributes::Any, TargetSessionAttributes::Standby,
 			TargetSessionAttributes::PreferStandby, TargetSessionAttributes::PreferPrimary, TargetSessionAttributes::ReadOnly};
@@ -242,7 +242,7 @@ public:
 	void testPromotionWhileIdle()
 	{
 		TopologyGuard guard{"reset"};
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Maximum Pool Size=2;Timeout=5"), connector);
 		{
 			std::vector<BlueTuskConnection> leases;

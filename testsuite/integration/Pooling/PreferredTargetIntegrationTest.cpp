@@ -18,7 +18,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -98,7 +98,7 @@ Trial holdLeases(const std::string& hosts, const std::string& extra, TargetSessi
 	/// A fresh data source (and connector: nothing learned yet); threads checkouts of target started at
 	/// once, each holding its lease holdMs; which server each lease is on, asked of the server itself.
 {
-	Connector connector;
+	RoutingContext connector;
 	auto dataSource = BlueTuskDataSource::create(cluster().connectionString(hosts, extra), connector);
 	const bool wantStandby = target == TargetSessionAttributes::PreferStandby;
 	Trial trial;
@@ -184,7 +184,7 @@ public:
 		{
 			// Cold start: the pruning thread warms the pools up in the background.
 			{
-				Connector connector;
+				RoutingContext connector;
 				auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1) + "," + node(2) + "," + node(3),
 					std::string("Target Session Attributes=") + target + ";Minimum Pool Size=3"), connector);
 				Poco::Clock clock;
@@ -194,7 +194,7 @@ public:
 			}
 			// warmUp(), synchronously, then the pruning thread's passes.
 			{
-				Connector connector;
+				RoutingContext connector;
 				auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(2) + "," + node(3) + "," + node(1),
 					std::string("Target Session Attributes=") + target + ";Minimum Pool Size=2"), connector);
 				dataSource->warmUp();
@@ -214,7 +214,7 @@ public:
 	{
 		// The standbys first in a sequential order: the first checkouts try them and reject them; a rejected
 		// session is closed, not kept idle where no read-write checkout would take it.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(2) + "," + node(3) + "," + node(1),
 			"Target Session Attributes=read-write"), connector);
 		std::vector<std::thread> threads;

@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "session/ProtocolSession.h"
 #include "TestEnvironment.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -83,7 +83,7 @@ public:
 
 	void testEmptyLeaseLeavesNothingPending()
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10"), connector);
 		std::string pid;
 		{
@@ -119,7 +119,7 @@ public:
 		// A lease that LISTENed and set a notice handler: the notification it did not take and the handler
 		// (which may capture the lease's locals) do not reach the next lease on the same server session
 		// (found by the review of the session-9 fixes).
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10"), connector);
 		auto sender = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10;Application Name=notifier"), connector);
 		int noticesOfFirst = 0;
@@ -155,7 +155,7 @@ private:
 		// see no fetch of its own (before: with No Reset On Close the portal stayed open, and with either
 		// setting rows read ahead reached the next lease's fetch()), and the server session is idle, not
 		// idle in the portal's transaction.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10" + extra), connector);
 		auto observer = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10;Application Name=observer"), connector);
 		for (const bool readAhead: {false, true})
@@ -182,7 +182,7 @@ private:
 
 	void run(bool keepStatements)
 	{
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0),
 			"Maximum Pool Size=1;Timeout=10;Auto Prepare Min Usages=1"), connector);
 		std::string pid, workMem;

@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -30,7 +30,7 @@ public:
 		{
 			~Reset() { cluster().runClusterCommand("reset"); }
 		} reset;
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(1), "Maximum Pool Size=1;Timeout=10"), connector);
 		BlueTuskConnection lease = dataSource->open(TargetSessionAttributes::Standby);
 		Session& session = lease.session();

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -83,7 +83,7 @@ public:
 		}
 		const std::string cs = "Host=" + node(1) + ";Port=" + std::to_string(c.port) + ";Username=" + LIMITED_ROLE +
 			";Password=" + c.password + ";Database=" + c.database + ";Maximum Pool Size=10;Checkout Timeout=60;Timeout=10";
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cs, connector);
 
 		std::atomic<int> failures{0};
@@ -138,7 +138,7 @@ public:
 	{
 		TopologyGuard guard{"start-node 3"};
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("stop-node 3"));
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(node(1) + "," + node(2) + "," + node(3),
 			"Host Order=random;Target Session Attributes=standby;Maximum Pool Size=10;Host Recheck Seconds=1;Timeout=5;"
 			"Checkout Timeout=30"), connector);

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/NotificationListener.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
@@ -34,7 +34,7 @@ public:
 	{
 		// A direct open refuses Read Your Writes; a listener made from such a data source takes
 		// its settings without it, and listens on the primary.
-		Connector connector;
+		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString("127.0.0.2,127.0.0.1", "SSL Mode=disable;Read Your Writes=true"), connector);
 		NotificationListener listener(*dataSource);
 		listener.listen("ryw_channel");
@@ -57,7 +57,7 @@ public:
 		} restore;
 		const std::string port = std::to_string(cluster().port);
 		const std::string channel = "Orders Placed";
-		Connector connector;
+		RoutingContext connector;
 		NotificationListener listener(ConnectionSettings::parse(cluster().connectionString("127.0.0.1,127.0.0.2,127.0.0.3",
 			"SSL Mode=disable;Timeout=2;Failover Timeout=30")), connector);
 		listener.listen(channel);

@@ -10,7 +10,7 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include <cppunit/TestFixture.h>
@@ -45,7 +45,7 @@ public:
 		{
 			if (run > 0) CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("reset"));
 			CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("stop-node 1"));
-			Connector connector;   // fresh learned states each run
+			RoutingContext connector;   // fresh learned states each run
 			Poco::Clock clock;
 			std::atomic<Poco::Clock::ClockVal> openedAt{0};
 			std::string endpoint;

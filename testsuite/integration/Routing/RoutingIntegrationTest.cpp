@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -79,7 +79,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(7), expected.size());
 		for (const auto& row: expected)
 		{
-			Connector connector;
+			RoutingContext connector;
 			std::string where = row.first + " over " + hosts + " " + extra;
 			BlueTuskConnection connection = BlueTuskConnection::open(
 				cluster().connectionString(hosts, "Target Session Attributes=" + row.first + ";Timeout=10;" + extra), connector);
@@ -110,7 +110,7 @@ public:
 		// Racing: any target accepting several nodes may get any of them; check the role instead.
 		for (const std::string& target: targetSessionAttributesNames())
 		{
-			Connector connector;
+			RoutingContext connector;
 			BlueTuskConnection connection = BlueTuskConnection::open(
 				cluster().connectionString(hostList({2, 3, 1}), "Host Order=parallel;Timeout=10;Target Session Attributes=" + target), connector);
 			bool standby = inRecovery(connection);
@@ -128,7 +128,7 @@ public:
 		// bluetusk_ro has default_transaction_read_only=on: a read-only session on the primary.
 		std::string cs = "Host=" + node(1) + ";Port=" + std::to_string(cluster().port) + ";Username=bluetusk_ro;Password=" +
 			cluster().password + ";Database=" + cluster().database + ";Timeout=10";
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection readOnly = BlueTuskConnection::open(cs + ";Target Session Attributes=read-only", connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("primary-read-only"), toString(readOnly.role()));
 		BlueTuskConnection primary = BlueTuskConnection::open(cs + ";Target Session Attributes=primary", connector);
@@ -150,7 +150,7 @@ public:
 		// A positional port list: node1 on a port where nothing listens, node2 on the cluster port.
 		std::string cs = "Host=" + hostList({1, 2}) + ";Port=1," + std::to_string(cluster().port) + ";Username=" + cluster().user +
 			";Password=" + cluster().password + ";Database=" + cluster().database + ";Timeout=10";
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(cs, connector);
 		CPPUNIT_ASSERT_EQUAL(node(2), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt16(cluster().port), connection.connectedEndpoint().port());
@@ -165,7 +165,7 @@ public:
 
 	void testUnixSocketHost()
 	{
-		Connector connector;
+		RoutingContext connector;
 		std::string dir = cluster().socketDir(2);
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			cluster().connectionString(dir + "," + node(1), "Target Session Attributes=standby"), connector);
@@ -178,7 +178,7 @@ public:
 	{
 		std::string cs = "Host=" + hostList({2, 1}) + ";Port=" + std::to_string(cluster().port) + ";Username=" + cluster().user +
 			";Password=not-the-password-42;Database=" + cluster().database + ";Target Session Attributes=primary";
-		Connector connector;
+		RoutingContext connector;
 		try
 		{
 			BlueTuskConnection::open(cs, connector);
@@ -195,7 +195,7 @@ public:
 	{
 		TopologyGuard guard{"start-node 2"};
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("stop-node 2"));
-		Connector connector;
+		RoutingContext connector;
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			cluster().connectionString(hostList({2, 3, 1}), "Target Session Attributes=standby;Timeout=10"), connector);
 		CPPUNIT_ASSERT_EQUAL(node(3), connection.connectedEndpoint().host());
@@ -222,7 +222,7 @@ public:
 		std::string error;
 		try
 		{
-			Connector connector;
+			RoutingContext connector;
 			connection = BlueTuskConnection::open(cluster().connectionString(hostList({1, 2, 3}),
 				"Target Session Attributes=primary;Failover Timeout=20;Timeout=5"), connector);
 		}

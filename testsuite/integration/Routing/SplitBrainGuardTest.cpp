@@ -9,7 +9,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -35,7 +35,7 @@ public:
 		} restore;
 		const std::string port = std::to_string(cluster().port);
 		const std::string node1 = "127.0.0.1:" + port, node2 = "127.0.0.2:" + port;
-		Connector connector;
+		RoutingContext connector;
 		auto app = BlueTuskDataSource::create(cluster().connectionString("127.0.0.1,127.0.0.2,127.0.0.3",
 			"SSL Mode=disable;Timeout=2;Target Session Attributes=read-write"), connector);
 		{
@@ -66,7 +66,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, app->getHostPoolStatistics().at(BlueTuskHostEndpoint("127.0.0.1", cluster().port)).total);
 
 		// A data source that never saw node 1 before asks it for its timeline and refuses it.
-		Connector late;
+		RoutingContext late;
 		auto lateOther = BlueTuskDataSource::create(cluster().connectionString("127.0.0.2",
 			"SSL Mode=disable;Timeout=2;Target Session Attributes=read-write"), late);
 		lateOther->open().close();

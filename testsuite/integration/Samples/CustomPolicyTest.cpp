@@ -7,7 +7,7 @@
 // (cmake --install, then find_package(BlueTusk) in samples/CustomPolicy).
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "SampleProgram.h"
 #include "TestEnvironment.h"
@@ -71,7 +71,7 @@ class CustomPolicyTest: public CppUnit::TestFixture
 public:
 	void testSelectedByConfiguration()
 	{
-		Connector connector;
+		RoutingContext connector;
 		DataSourceSubsystem subsystem(connector);
 		subsystem.open(*pluginConfiguration());
 		CPPUNIT_ASSERT_EQUAL(std::string("preferred-hosts"), subsystem.dataSource("third")->settings().hostOrder);
@@ -98,7 +98,7 @@ public:
 		config->setString("bluetusk.dataSources.main.connectionString", clusterHosts("127.0.0.1,127.0.0.2,127.0.0.9"));
 		config->setString("bluetusk.dataSources.main.hostOrder", "preferred-hosts");
 		config->setString("bluetusk.dataSources.main.policy.preferredHosts", "127.0.0.9,127.0.0.2");
-		Connector connector;
+		RoutingContext connector;
 		DataSourceSubsystem subsystem(connector);
 		subsystem.open(*config);
 		BlueTuskConnection connection = subsystem.dataSource("main")->open();
@@ -155,7 +155,7 @@ public:
 		const std::string plugin = build + "/libBlueTuskPreferredHostsPlugin.so";
 		CPPUNIT_ASSERT_MESSAGE(log, Poco::File(plugin).exists());
 
-		Connector connector;
+		RoutingContext connector;
 		connector.loadPlugin(plugin);
 		std::vector<std::string> names = connector.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "preferred-hosts") != names.end());

@@ -6,7 +6,7 @@
 // failures that are logged rather than fatal, and the subsystem inside a real Poco::Util::Application.
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "SampleProgram.h"
 #include "TestEnvironment.h"
@@ -48,7 +48,7 @@ class SubsystemApplication: public Poco::Util::Application
 	/// The way an application registers the subsystem; main() records what it saw.
 {
 public:
-	explicit SubsystemApplication(const Connector& connector)
+	explicit SubsystemApplication(const RoutingContext& connector)
 	{
 		addSubsystem(new DataSourceSubsystem(connector));
 	}
@@ -85,7 +85,7 @@ public:
 	{
 		std::istringstream text(propertiesText());
 		Poco::AutoPtr<Poco::Util::PropertyFileConfiguration> config = new Poco::Util::PropertyFileConfiguration(text);
-		Connector connector;
+		RoutingContext connector;
 		DataSourceSubsystem subsystem(connector);
 		subsystem.open(*config);
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), subsystem.names().size());
@@ -128,7 +128,7 @@ public:
 		// 127.0.0.9 runs no server: its warm-up fails (logged), the other endpoint warms up, initialize succeeds.
 		Poco::AutoPtr<Poco::Util::MapConfiguration> config = new Poco::Util::MapConfiguration;
 		config->setString("bluetusk.dataSources.main.connectionString", clusterHosts("127.0.0.9,127.0.0.1", "Minimum Pool Size=1"));
-		Connector connector;
+		RoutingContext connector;
 		DataSourceSubsystem subsystem(connector);
 		subsystem.open(*config);
 		BlueTuskDataSource::Ptr dataSource = subsystem.dataSource("main");
@@ -143,7 +143,7 @@ public:
 
 	void testInsidePocoApplication()
 	{
-		Connector connector;
+		RoutingContext connector;
 		Poco::AutoPtr<SubsystemApplication> app = new SubsystemApplication(connector);
 		app->config().setString("bluetusk.dataSources.main.connectionString", clusterHosts("127.0.0.2,127.0.0.1"));
 		app->config().setString("bluetusk.dataSources.main.minimumPoolSize", "2");

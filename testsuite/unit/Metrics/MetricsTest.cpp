@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttempt.h"
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
@@ -275,7 +275,7 @@ public:
 
 	void testNoObserverByDefault()
 	{
-		Connector connector{std::make_shared<FakeSessionFactory>()};
+		RoutingContext connector{std::make_shared<FakeSessionFactory>()};
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), connector);
 		CPPUNIT_ASSERT(dataSource->observer() == nullptr);
 		dataSource->open().close();

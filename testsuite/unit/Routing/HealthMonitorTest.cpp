@@ -8,7 +8,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostStateRegistry.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
@@ -63,7 +63,7 @@ public:
 	{
 		const int threadsBefore = threadCount();
 		auto world = std::make_shared<FakeWorld>();
-		Connector connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
 		world->script("a:5432", FakeHost::refused());
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Health Check Interval=0.05"), connector);
 		CPPUNIT_ASSERT(threadCount() >= threadsBefore + 2);   // a watcher per endpoint (and the pruner)

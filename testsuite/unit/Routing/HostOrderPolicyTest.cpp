@@ -5,7 +5,7 @@
 // shuffle for every plan (tested over many plans, not one).
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Util/MapConfiguration.h"
 #include "Poco/AutoPtr.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -62,7 +62,7 @@ class HostOrderPolicyTest: public CppUnit::TestFixture
 public:
 	void testNames()
 	{
-		Connector connector;
+		RoutingContext connector;
 		std::vector<std::string> names = connector.policyNames(PolicyFamily::HostOrder);
 		for (const char* name: {"parallel", "random", "sequential"})
 		{
@@ -73,7 +73,7 @@ public:
 
 	void testSequential()
 	{
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPlan plan = connector.hostOrderPolicy("sequential")->plan(candidates(4));
 		CPPUNIT_ASSERT(plan.order == std::vector<std::size_t>({0, 1, 2, 3}));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), plan.concurrency);
@@ -86,7 +86,7 @@ public:
 
 	void testParallel()
 	{
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPlan plan = connector.hostOrderPolicy("parallel")->plan(candidates(5));
 		CPPUNIT_ASSERT(plan.order == std::vector<std::size_t>({0, 1, 2, 3, 4}));
 		CPPUNIT_ASSERT_EQUAL(std::size_t(5), plan.concurrency);
@@ -98,7 +98,7 @@ public:
 	{
 		// Defaults (doc/routing.md, "Startup stagger"): startups 250 ms, connects 1 ms apart; sequential and
 		// random do not race and set none.
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPolicy::Ptr parallel = connector.createHostOrderPolicy("parallel");
 		HostOrderPlan plan = parallel->plan(candidates(3));
 		CPPUNIT_ASSERT_EQUAL(Poco::Timespan::TimeDiff(250000), plan.startupStagger.totalMicroseconds());
@@ -154,7 +154,7 @@ public:
 
 	void testRandomIsPermutation()
 	{
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPolicy::Ptr random = connector.hostOrderPolicy("random");
 		std::set<std::vector<std::size_t>> seen;
 		for (int i = 0; i < 200; ++i)
@@ -172,7 +172,7 @@ public:
 	{
 		// 3 hosts, 3000 plans: each host is first about 1000 times. With p = 1/3 the standard deviation is
 		// about 26; the bounds (+-150) are more than 5 sigma wide.
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPolicy::Ptr random = connector.hostOrderPolicy("random");
 		std::map<std::size_t, int> first;
 		for (int i = 0; i < 3000; ++i) ++first[random->plan(candidates(3)).order.front()];
@@ -187,7 +187,7 @@ public:
 	{
 		// 6000 plans over the 6 permutations of 3 hosts: chi-square with 5 degrees of freedom. The 99.99%
 		// quantile is about 25.7; a uniform shuffle stays far below it.
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPolicy::Ptr random = connector.hostOrderPolicy("random");
 		std::map<std::vector<std::size_t>, int> counts;
 		const int plans = 6000;
@@ -201,7 +201,7 @@ public:
 
 	void testRandomSeedReproducible()
 	{
-		Connector connector;
+		RoutingContext connector;
 		HostOrderPolicy::Ptr one = connector.createHostOrderPolicy("random");
 		HostOrderPolicy::Ptr two = connector.createHostOrderPolicy("random");
 		CPPUNIT_ASSERT(one.get() != two.get());
@@ -214,7 +214,7 @@ public:
 
 	void testUnknownName()
 	{
-		Connector connector;
+		RoutingContext connector;
 		try
 		{
 			connector.hostOrderPolicy("round-robin");

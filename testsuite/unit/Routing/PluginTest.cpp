@@ -1,14 +1,14 @@
 //
 // PluginTest.cpp
 //
-// The Connector's plugin handling: the standard libraries found along the search path, a site plugin
+// The RoutingContext's plugin handling: the standard libraries found along the search path, a site plugin
 // (built only for the tests) loaded by path and selected by name with no change to Routing, and the error
 // for a name no plugin provides.
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
@@ -44,7 +44,7 @@ class PluginTest: public CppUnit::TestFixture
 public:
 	void testSearchPathOrder()
 	{
-		Connector connector;
+		RoutingContext connector;
 		std::vector<std::string> path = connector.searchPath({"/site/plugins"});
 		CPPUNIT_ASSERT(path.size() >= 3);
 		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), path.front()); // the library's own plugins first
@@ -55,7 +55,7 @@ public:
 	void testSitePluginByPath()
 	{
 		auto world = std::make_shared<FakeWorld>();
-		Connector connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
 		std::vector<std::string> before = connector.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(before.begin(), before.end(), "reverse") == before.end());
 
@@ -78,7 +78,7 @@ public:
 
 	void testSitePluginByPluginPathSetting()
 	{
-		Connector connector(std::make_shared<FakeSessionFactory>());
+		RoutingContext connector(std::make_shared<FakeSessionFactory>());
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			fakeConnectionString("a,b", "Host Order=reverse;Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR)), connector);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
@@ -86,20 +86,20 @@ public:
 
 	void testSitePluginNotVisibleToOtherConnectors()
 	{
-		Connector one;
+		RoutingContext one;
 		one.loadPlugin(reversePluginPath());
-		Connector two;
+		RoutingContext two;
 		std::vector<std::string> names = two.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "reverse") == names.end());
 		// Copies share the registries.
-		Connector copy(one);
+		RoutingContext copy(one);
 		CPPUNIT_ASSERT_EQUAL(std::string("reverse"), copy.hostOrderPolicy("reverse")->name());
 	}
 
 	void testUnknownHostOrderInConnectionString()
 	{
 		auto world = std::make_shared<FakeWorld>();
-		Connector connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
 		try
 		{
 			BlueTuskConnection::open(fakeConnectionString("a,b", "Host Order=fastest"), connector);
@@ -114,7 +114,7 @@ public:
 
 	void testPolicyNamesIgnoreCase()
 	{
-		Connector connector(std::make_shared<FakeSessionFactory>());
+		RoutingContext connector(std::make_shared<FakeSessionFactory>());
 		CPPUNIT_ASSERT_EQUAL(std::string("parallel"), connector.hostOrderPolicy("Parallel")->name());
 		CPPUNIT_ASSERT(connector.hostOrderPolicy("PARALLEL") == connector.hostOrderPolicy("parallel"));
 		CPPUNIT_ASSERT_EQUAL(std::string("prefer-standby"), connector.targetSessionPolicy("Prefer-Standby")->name());
@@ -122,7 +122,7 @@ public:
 
 	void testLoadPluginErrors()
 	{
-		Connector connector;
+		RoutingContext connector;
 		try
 		{
 			connector.loadPlugin("/nonexistent/libNothing.so");
@@ -148,7 +148,7 @@ public:
 	{
 		HostOrderPolicy::Ptr policy;
 		{
-			Connector connector;
+			RoutingContext connector;
 			connector.loadPlugin(reversePluginPath());
 			policy = connector.hostOrderPolicy("reverse");
 		}

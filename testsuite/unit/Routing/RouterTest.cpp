@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginSearchPath.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
@@ -87,7 +87,7 @@ public:
 		UnsetEnvironment unset("BLUETUSK_PLUGIN_PATH");
 		FakeConnector fake;
 		fake.world->script("a:5432", FakeHost::standby());
-		Connector& connector = fake.connector;
+		RoutingContext& connector = fake.connector;
 		// No Plugin Path, no BLUETUSK_PLUGIN_PATH: only the library's own directory and the install directory.
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), connector.searchPath({}).size());
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Target Session Attributes=primary"), connector);
@@ -107,7 +107,7 @@ public:
 	{
 		// A Plugin Path that holds none of the standard libraries: they still come from beside the library.
 		FakeConnector fake;
-		Connector& connector = fake.connector;
+		RoutingContext& connector = fake.connector;
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(
 			fakeConnectionString("a", "Plugin Path=/nonexistent/bluetusk-plugins;Target Session Attributes=read-write"), connector);
 		BlueTuskConnection connection = dataSource->open();

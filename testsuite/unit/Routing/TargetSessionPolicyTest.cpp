@@ -2,10 +2,10 @@
 // TargetSessionPolicyTest.cpp
 //
 // The seven standard targets against doc/routing.md's Accept/Fallback/Reject table, exhaustively,
-// through the plugin library the Connector loads.
+// through the plugin library the RoutingContext loads.
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/BlueTuskException.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <map>
@@ -43,7 +43,7 @@ public:
 			{TargetSessionAttributes::ReadWrite,     "ARR"},
 			{TargetSessionAttributes::ReadOnly,      "RAA"},
 		};
-		Connector connector;
+		RoutingContext connector;
 		CPPUNIT_ASSERT_EQUAL(std::size_t(7), table.size());
 		for (const auto& row: table)
 		{
@@ -61,7 +61,7 @@ public:
 
 	void testNeedsRole()
 	{
-		Connector connector;
+		RoutingContext connector;
 		CPPUNIT_ASSERT(!connector.targetSessionPolicy(TargetSessionAttributes::Any)->needsRole());
 		for (const auto& name: targetSessionAttributesNames())
 		{
@@ -72,7 +72,7 @@ public:
 
 	void testUnknownRoleRejected()
 	{
-		Connector connector;
+		RoutingContext connector;
 		for (const auto& name: targetSessionAttributesNames())
 		{
 			RoleVerdict expected = name == "any" ? RoleVerdict::Accept : RoleVerdict::Reject;
@@ -82,7 +82,7 @@ public:
 
 	void testNamesAndLookup()
 	{
-		Connector connector;
+		RoutingContext connector;
 		std::vector<std::string> names = connector.policyNames(PolicyFamily::TargetSession);
 		std::vector<std::string> expected = {"any", "prefer-primary", "prefer-standby", "primary", "read-only", "read-write", "standby"};
 		CPPUNIT_ASSERT(names == expected);
@@ -92,7 +92,7 @@ public:
 
 	void testUnknownTargetName()
 	{
-		Connector connector;
+		RoutingContext connector;
 		try
 		{
 			connector.targetSessionPolicy("secondary");

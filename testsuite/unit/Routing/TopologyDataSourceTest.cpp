@@ -10,7 +10,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"

@@ -8,7 +8,7 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "FakeConnector.h"
 #include "Poco/AutoPtr.h"

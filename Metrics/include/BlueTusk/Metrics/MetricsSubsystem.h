@@ -10,7 +10,7 @@
 #define BlueTusk_Metrics_MetricsSubsystem_INCLUDED
 
 #include "BlueTusk/Metrics/PrometheusExporter.h"
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "Poco/Util/Subsystem.h"
 #include <memory>
 

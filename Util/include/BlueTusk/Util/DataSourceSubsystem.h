@@ -1,19 +1,19 @@
 //
 // DataSourceSubsystem.h
 //
-// Library: BlueTusk/Routing
+// Library: BlueTusk/Util
 //
 // The Poco::Util subsystem that creates an application's data sources from its configuration
 // (doc/samples.md (the subsystem)).
 //
 
-#ifndef BlueTusk_DataSourceSubsystem_INCLUDED
-#define BlueTusk_DataSourceSubsystem_INCLUDED
+#ifndef BlueTusk_Util_DataSourceSubsystem_INCLUDED
+#define BlueTusk_Util_DataSourceSubsystem_INCLUDED
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Util/AbstractConfiguration.h"
 #include "Poco/Util/Subsystem.h"
 #include <map>
@@ -21,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#define BlueTusk_Util_API BlueTusk_API_EXPORT
+
 namespace BlueTusk {
 
-class BlueTusk_Routing_API DataSourceSubsystem: public Poco::Util::Subsystem
+class BlueTusk_Util_API DataSourceSubsystem: public Poco::Util::Subsystem
 	/// Creates the BlueTuskDataSource objects an application's configuration describes, keeps them for the
 	/// application's life and drains them at shutdown. Register it the Poco way before the application
 	/// initializes:
@@ -49,7 +51,7 @@ class BlueTusk_Routing_API DataSourceSubsystem: public Poco::Util::Subsystem
 	///                                                  (HostOrderPolicy::configure) as "<key> = value"
 	///
 	/// A data source that has policy.* properties gets a policy instance of its own: it is created through a
-	/// Connector of its own (same session factory, same site plugins), because a Connector shares one policy
+	/// RoutingContext of its own (same session factory, same site plugins), because a RoutingContext shares one policy
 	/// instance per name. Such a data source therefore learns host states on its own; the others share the
 	/// subsystem's connector.
 	///
@@ -66,10 +68,10 @@ class BlueTusk_Routing_API DataSourceSubsystem: public Poco::Util::Subsystem
 {
 public:
 	DataSourceSubsystem();
-		/// A subsystem using Connector::defaultConnector(), so plugins it loads are visible to
+		/// A subsystem using RoutingContext::defaultContext(), so plugins it loads are visible to
 		/// BlueTuskConnection::open(connectionString) as well.
 
-	explicit DataSourceSubsystem(const Connector& connector);
+	explicit DataSourceSubsystem(const RoutingContext& connector);
 		/// A subsystem whose data sources are created through connector (tests pass one with a fake
 		/// SessionFactory).
 
@@ -101,7 +103,7 @@ public:
 	std::vector<std::string> names() const;
 		/// The configured data source names, sorted.
 
-	Connector& connector();
+	RoutingContext& connector();
 		/// The connector the plugins were loaded into and the data sources without policy.* properties
 		/// use.
 
@@ -125,11 +127,11 @@ private:
 	DataSourceSubsystem(const DataSourceSubsystem&) = delete;
 	DataSourceSubsystem& operator = (const DataSourceSubsystem&) = delete;
 
-	void loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded, bool announce);
+	void loadPlugins(const Poco::Util::AbstractConfiguration& config, RoutingContext& connector, std::vector<std::string>& loaded, bool announce);
 	BlueTuskDataSource::Ptr createDataSource(const Poco::Util::AbstractConfiguration& config, const std::string& name,
 		const std::vector<std::string>& plugins);
 
-	Connector _connector;
+	RoutingContext _connector;
 	mutable std::mutex _mutex;
 	std::map<std::string, BlueTuskDataSource::Ptr> _dataSources;
 	bool _open = false;
@@ -137,4 +139,4 @@ private:
 
 } // namespace BlueTusk
 
-#endif // BlueTusk_DataSourceSubsystem_INCLUDED
+#endif // BlueTusk_Util_DataSourceSubsystem_INCLUDED

@@ -13,7 +13,7 @@
 #include "BlueTusk/HostAttempt.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/PoolObserver.h"
-#include "Router.h"
+#include "router/Router.h"
 
 namespace BlueTusk {
 namespace Detail {

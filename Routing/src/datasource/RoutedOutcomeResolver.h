@@ -12,7 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/CommitOutcome.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/Timespan.h"
 #include <atomic>
 
@@ -30,7 +30,7 @@ class BlueTusk_Routing_API RoutedOutcomeResolver: public CommitOutcomeResolver
 	/// most timeout plus one attempt. Thread-safe; logs to "BlueTusk.Routing".
 {
 public:
-	RoutedOutcomeResolver(const ConnectionSettings& settings, const Connector& connector, const Poco::Timespan& timeout);
+	RoutedOutcomeResolver(const ConnectionSettings& settings, const RoutingContext& connector, const Poco::Timespan& timeout);
 		/// settings: those of the data source (its target is replaced by read-write). timeout: > 0.
 		/// Throws BlueTuskUsageException for a timeout <= 0.
 
@@ -41,7 +41,7 @@ public:
 
 private:
 	ConnectionSettings _settings;
-	Connector _connector;
+	RoutingContext _connector;
 	Poco::Timespan _timeout;
 	std::atomic<int> _lastAttempts{0};
 };

@@ -5,17 +5,17 @@
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PoolManager.h"
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "RoutedOutcomeResolver.h"
 #include "CheckoutReport.h"
 #include "ConnectionState.h"
-#include "Freshness.h"
-#include "HealthMonitor.h"
-#include "Rebalancer.h"
-#include "Router.h"
+#include "router/Freshness.h"
+#include "ha/HealthMonitor.h"
+#include "ha/Rebalancer.h"
+#include "router/Router.h"
 #include "TopologyOnce.h"
-#include "TopologyWatcher.h"
+#include "ha/TopologyWatcher.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -66,7 +66,7 @@ struct BlueTuskDataSource::Impl
 	};
 
 	std::shared_ptr<const ConnectionSettings> settings;
-	Connector connector;
+	RoutingContext connector;
 	HostOrderPolicy::Ptr hostOrder;
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
@@ -83,7 +83,7 @@ struct BlueTuskDataSource::Impl
 	std::atomic<PoolObserver*> observer{nullptr}; /// manager->observer(), read inline by open() (doc/metrics.md)
 	std::uint64_t monitorId = 0;               /// the connector's health monitor's handle (0: not registered)
 
-	Impl(const ConnectionSettings& s, const Connector& c):
+	Impl(const ConnectionSettings& s, const RoutingContext& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
 		connector(c),
 		freshness(*settings)
@@ -172,7 +172,7 @@ struct BlueTuskDataSource::Impl
 		return topology && topology->hosts()->contains(endpoint);
 	}
 
-	void startTopology(Connector& c);
+	void startTopology(RoutingContext& c);
 
 	static Poco::Int64 coarseNowMs()
 		/// The wall clock in milliseconds, from the kernel's coarse clock (host states are kept for seconds).
@@ -236,26 +236,26 @@ struct BlueTuskDataSource::Impl
 
 BlueTuskDataSource::Ptr BlueTuskDataSource::create(const std::string& connectionString)
 {
-	return create(ConnectionSettings::parse(connectionString), Connector::defaultConnector());
+	return create(ConnectionSettings::parse(connectionString), RoutingContext::defaultContext());
 }
 
 
-BlueTuskDataSource::Ptr BlueTuskDataSource::create(const std::string& connectionString, Connector& connector)
+BlueTuskDataSource::Ptr BlueTuskDataSource::create(const std::string& connectionString, RoutingContext& connector)
 {
 	return create(ConnectionSettings::parse(connectionString), connector);
 }
 
 
-BlueTuskDataSource::Ptr BlueTuskDataSource::create(const ConnectionSettings& settings, Connector& connector)
+BlueTuskDataSource::Ptr BlueTuskDataSource::create(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	return Ptr(new BlueTuskDataSource(settings, connector));
 }
 
 
-BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const Connector& connector):
+BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const RoutingContext& connector):
 	_impl(std::make_shared<Impl>(settings, connector))
 {
-	Connector& c = _impl->connector;
+	RoutingContext& c = _impl->connector;
 	EvictionPolicy::Ptr eviction;
 	try
 	{
@@ -309,7 +309,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 }
 
 
-void BlueTuskDataSource::Impl::startTopology(Connector& c)
+void BlueTuskDataSource::Impl::startTopology(RoutingContext& c)
 {
 	TopologySource::Ptr source = Detail::createTopologySource(*settings, c);
 	topology = std::make_unique<Detail::TopologyWatcher>(source, *settings, manager,
@@ -541,7 +541,7 @@ const ConnectionSettings& BlueTuskDataSource::settings() const
 }
 
 
-Connector& BlueTuskDataSource::connector() const
+RoutingContext& BlueTuskDataSource::connector() const
 {
 	return _impl->connector;
 }

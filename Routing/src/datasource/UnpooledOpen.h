@@ -15,11 +15,11 @@
 
 namespace BlueTusk {
 
-class Connector;
+class RoutingContext;
 
 namespace Detail {
 
-std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, Connector& connector);
+std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, RoutingContext& connector);
 	/// Resolves the Host Order and target policies through connector, builds a PoolManager with
 	/// keepIdle=false, enforceMaximum=false and no pruning, and routes (doc/routing.md). The state
 	/// keeps the manager alive until the connection is closed.

@@ -11,7 +11,7 @@
 #include "BlueTusk/NotificationListener.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/SecretRedactor.h"
 
 namespace BlueTusk {
@@ -60,12 +60,12 @@ ConnectionSettings withTarget(ConnectionSettings settings, TargetSessionAttribut
 
 
 NotificationListener::NotificationListener(const std::string& connectionString, TargetSessionAttributes target):
-	NotificationListener(ConnectionSettings::parse(connectionString), Connector::defaultConnector(), target)
+	NotificationListener(ConnectionSettings::parse(connectionString), RoutingContext::defaultContext(), target)
 {
 }
 
 
-NotificationListener::NotificationListener(const ConnectionSettings& settings, Connector& connector, TargetSessionAttributes target):
+NotificationListener::NotificationListener(const ConnectionSettings& settings, RoutingContext& connector, TargetSessionAttributes target):
 	_settings(withTarget(settings, target)),
 	_connector(connector)
 {

@@ -5,7 +5,7 @@
 //
 
 #include "TopologyWatcher.h"
-#include "RouterPass.h"
+#include "router/RouterPass.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Logger.h"
 #include <algorithm>

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/RoutedOutcomeResolver.h"
+#include "RoutedOutcomeResolver.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
@@ -68,7 +68,7 @@ StatusAnswer askStatus(BlueTuskConnection& connection, const CommitRecord& recor
 } // namespace
 
 
-RoutedOutcomeResolver::RoutedOutcomeResolver(const ConnectionSettings& settings, const Connector& connector, const Poco::Timespan& timeout):
+RoutedOutcomeResolver::RoutedOutcomeResolver(const ConnectionSettings& settings, const RoutingContext& connector, const Poco::Timespan& timeout):
 	_settings(settings),
 	_connector(connector),
 	_timeout(timeout)

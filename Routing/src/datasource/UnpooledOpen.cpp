@@ -6,16 +6,16 @@
 
 #include "UnpooledOpen.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "BlueTusk/Connector.h"
-#include "Freshness.h"
+#include "BlueTusk/RoutingContext.h"
+#include "router/Freshness.h"
 #include "NoIdleEvictionPolicy.h"
-#include "Router.h"
+#include "router/Router.h"
 #include "TopologyOnce.h"
 
 namespace BlueTusk {
 namespace Detail {
 
-std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, Connector& connector)
+std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	if (settings.readYourWrites)
 		throw BlueTuskConnectionStringException("Read Your Writes=true needs a BlueTuskDataSource: its read checkouts wait for the "

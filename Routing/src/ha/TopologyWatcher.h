@@ -14,7 +14,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/TopologySource.h"
-#include "HostListSnapshot.h"
+#include "router/HostListSnapshot.h"
 #include <atomic>
 #include <condition_variable>
 #include <functional>

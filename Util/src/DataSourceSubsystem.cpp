@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/DataSourceSubsystem.h"
+#include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Exception.h"
@@ -131,12 +131,12 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 
 
 DataSourceSubsystem::DataSourceSubsystem():
-	_connector(Connector::defaultConnector())
+	_connector(RoutingContext::defaultContext())
 {
 }
 
 
-DataSourceSubsystem::DataSourceSubsystem(const Connector& connector):
+DataSourceSubsystem::DataSourceSubsystem(const RoutingContext& connector):
 	_connector(connector)
 {
 }
@@ -198,7 +198,7 @@ void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 }
 
 
-void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& config, Connector& connector, std::vector<std::string>& loaded, bool announce)
+void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& config, RoutingContext& connector, std::vector<std::string>& loaded, bool announce)
 {
 	for (const auto& plugin: pluginList(config))
 	{
@@ -230,13 +230,13 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 	try
 	{
 		// A data source with policy properties gets its own connector, hence its own policy instance.
-		Connector connector = _connector;
+		RoutingContext connector = _connector;
 		const std::string policyPrefix = prefix + "." + POLICY_KEY;
 		Poco::Util::AbstractConfiguration::Keys policyKeys;
 		config.keys(policyPrefix, policyKeys);
 		if (!policyKeys.empty())
 		{
-			connector = Connector(_connector.sessionFactory());
+			connector = RoutingContext(_connector.sessionFactory());
 			std::vector<std::string> ignored;
 			loadPlugins(config, connector, ignored, false);
 		}
@@ -381,7 +381,7 @@ std::vector<std::string> DataSourceSubsystem::names() const
 }
 
 
-Connector& DataSourceSubsystem::connector()
+RoutingContext& DataSourceSubsystem::connector()
 {
 	return _connector;
 }

@@ -20,7 +20,7 @@ void splitTopologySource(const std::string& value, std::string& name, std::strin
 }
 
 
-TopologySource::Ptr createTopologySource(const ConnectionSettings& settings, Connector& connector)
+TopologySource::Ptr createTopologySource(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	std::string name;
 	std::string location;
@@ -39,7 +39,7 @@ TopologySource::Ptr createTopologySource(const ConnectionSettings& settings, Con
 }
 
 
-HostListPtr readTopologyOnce(const ConnectionSettings& settings, Connector& connector)
+HostListPtr readTopologyOnce(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	if (settings.topologySource.empty()) return nullptr;
 	TopologySource::Ptr source = createTopologySource(settings, connector);

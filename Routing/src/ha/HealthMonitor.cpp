@@ -8,8 +8,8 @@
 //
 
 #include "HealthMonitor.h"
-#include "AttemptFailure.h"
-#include "RouterPass.h"
+#include "router/AttemptFailure.h"
+#include "router/RouterPass.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>

@@ -1,14 +1,14 @@
 //
-// Connector.cpp
+// RoutingContext.cpp
 //
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/PluginSearchPath.h"
-#include "HealthMonitor.h"
+#include "ha/HealthMonitor.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -52,7 +52,7 @@ std::string toString(PolicyFamily family)
 }
 
 
-struct Connector::Impl
+struct RoutingContext::Impl
 {
 	std::mutex mutex;
 	PluginRegistry<HostOrderPolicy> hostOrders{"host order"};
@@ -226,52 +226,52 @@ struct Connector::Impl
 };
 
 
-Connector::Connector():
+RoutingContext::RoutingContext():
 	_impl(std::make_shared<Impl>())
 {
 }
 
 
-Connector::Connector(SessionFactory::Ptr factory):
+RoutingContext::RoutingContext(SessionFactory::Ptr factory):
 	_impl(std::make_shared<Impl>())
 {
 	_impl->factory = std::move(factory);
 }
 
 
-Connector::Connector(const Connector& other):
+RoutingContext::RoutingContext(const RoutingContext& other):
 	_impl(other._impl)
 {
 }
 
 
-Connector& Connector::operator = (const Connector& other)
+RoutingContext& RoutingContext::operator = (const RoutingContext& other)
 {
 	_impl = other._impl;
 	return *this;
 }
 
 
-Connector::~Connector()
+RoutingContext::~RoutingContext()
 {
 }
 
 
-Connector& Connector::defaultConnector()
+RoutingContext& RoutingContext::defaultContext()
 {
-	static Connector connector;
+	static RoutingContext connector;
 	return connector;
 }
 
 
-void Connector::loadStandardPlugins(const std::vector<std::string>& pluginPath)
+void RoutingContext::loadStandardPlugins(const std::vector<std::string>& pluginPath)
 {
 	_impl->loadStandard(pluginPath);
 	_impl->requireStandard();
 }
 
 
-void Connector::loadPlugin(const std::string& path)
+void RoutingContext::loadPlugin(const std::string& path)
 {
 	_impl->loadStandard({});
 	std::string file = path;
@@ -293,49 +293,49 @@ void Connector::loadPlugin(const std::string& path)
 }
 
 
-HostOrderPolicy::Ptr Connector::hostOrderPolicy(const std::string& name)
+HostOrderPolicy::Ptr RoutingContext::hostOrderPolicy(const std::string& name)
 {
 	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, HOST_ORDER_PLUGIN_LIBRARY, false);
 }
 
 
-HostOrderPolicy::Ptr Connector::createHostOrderPolicy(const std::string& name)
+HostOrderPolicy::Ptr RoutingContext::createHostOrderPolicy(const std::string& name)
 {
 	return _impl->lookup(_impl->hostOrders, _impl->hostOrderCache, PolicyFamily::HostOrder, name, HOST_ORDER_PLUGIN_LIBRARY, true);
 }
 
 
-TargetSessionPolicy::Ptr Connector::targetSessionPolicy(TargetSessionAttributes target)
+TargetSessionPolicy::Ptr RoutingContext::targetSessionPolicy(TargetSessionAttributes target)
 {
 	return targetSessionPolicy(toString(target));
 }
 
 
-TargetSessionPolicy::Ptr Connector::targetSessionPolicy(const std::string& name)
+TargetSessionPolicy::Ptr RoutingContext::targetSessionPolicy(const std::string& name)
 {
 	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, TARGET_SESSION_PLUGIN_LIBRARY, false);
 }
 
 
-EvictionPolicy::Ptr Connector::evictionPolicy(const std::string& name)
+EvictionPolicy::Ptr RoutingContext::evictionPolicy(const std::string& name)
 {
 	return _impl->lookup(_impl->evictions, _impl->evictionCache, PolicyFamily::Eviction, name, EVICTION_PLUGIN_LIBRARY, false);
 }
 
 
-RetryPolicy::Ptr Connector::retryPolicy(const std::string& name)
+RetryPolicy::Ptr RoutingContext::retryPolicy(const std::string& name)
 {
 	return _impl->lookup(_impl->retries, _impl->retryCache, PolicyFamily::Retry, name, RETRY_PLUGIN_LIBRARY, false);
 }
 
 
-TopologySource::Ptr Connector::createTopologySource(const std::string& name)
+TopologySource::Ptr RoutingContext::createTopologySource(const std::string& name)
 {
 	return _impl->lookup(_impl->topologies, _impl->topologyCache, PolicyFamily::Topology, name, TOPOLOGY_PLUGIN_LIBRARY, true);
 }
 
 
-std::vector<std::string> Connector::policyNames(PolicyFamily family)
+std::vector<std::string> RoutingContext::policyNames(PolicyFamily family)
 {
 	_impl->loadStandard({});
 	switch (family)
@@ -350,20 +350,20 @@ std::vector<std::string> Connector::policyNames(PolicyFamily family)
 }
 
 
-std::vector<std::string> Connector::searchPath(const std::vector<std::string>& pluginPath) const
+std::vector<std::string> RoutingContext::searchPath(const std::vector<std::string>& pluginPath) const
 {
 	return _impl->searchPath(pluginPath);
 }
 
 
-void Connector::setSessionFactory(SessionFactory::Ptr factory)
+void RoutingContext::setSessionFactory(SessionFactory::Ptr factory)
 {
 	std::lock_guard<std::mutex> lock(_impl->mutex);
 	_impl->factory = std::move(factory);
 }
 
 
-SessionFactory::Ptr Connector::sessionFactory() const
+SessionFactory::Ptr RoutingContext::sessionFactory() const
 {
 	std::lock_guard<std::mutex> lock(_impl->mutex);
 	if (!_impl->factory) _impl->factory = makeStandardSessionFactory();
@@ -371,13 +371,13 @@ SessionFactory::Ptr Connector::sessionFactory() const
 }
 
 
-HostStateRegistry& Connector::hostStates() const
+HostStateRegistry& RoutingContext::hostStates() const
 {
 	return _impl->hostStates;
 }
 
 
-Detail::HealthMonitor& Connector::healthMonitor() const
+Detail::HealthMonitor& RoutingContext::healthMonitor() const
 {
 	return _impl->monitor;
 }

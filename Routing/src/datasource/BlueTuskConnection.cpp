@@ -5,9 +5,9 @@
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
-#include "BlueTusk/Connector.h"
+#include "BlueTusk/RoutingContext.h"
 #include "ConnectionState.h"
-#include "Freshness.h"
+#include "router/Freshness.h"
 #include "UnpooledOpen.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Exception.h"
@@ -18,17 +18,17 @@ namespace BlueTusk {
 
 BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString)
 {
-	return open(ConnectionSettings::parse(connectionString), Connector::defaultConnector());
+	return open(ConnectionSettings::parse(connectionString), RoutingContext::defaultContext());
 }
 
 
-BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString, Connector& connector)
+BlueTuskConnection BlueTuskConnection::open(const std::string& connectionString, RoutingContext& connector)
 {
 	return open(ConnectionSettings::parse(connectionString), connector);
 }
 
 
-BlueTuskConnection BlueTuskConnection::open(const ConnectionSettings& settings, Connector& connector)
+BlueTuskConnection BlueTuskConnection::open(const ConnectionSettings& settings, RoutingContext& connector)
 {
 	return BlueTuskConnection(Detail::openUnpooled(settings, connector));
 }
