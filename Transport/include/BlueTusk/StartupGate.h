@@ -75,6 +75,9 @@ public:
 	bool isInside(const OpenCancellation& attempt) const;
 		/// Whether attempt has entered and not left.
 
+	std::size_t waiting() const;
+		/// How many attempts wait in enter() now (diagnostics; tests use it to queue attempts in a known order).
+
 	Poco::Timespan stagger() const;
 
 	void wakeUp();

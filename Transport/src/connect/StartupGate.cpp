@@ -183,6 +183,13 @@ void StartupGate::close()
 }
 
 
+std::size_t StartupGate::waiting() const
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	return _waiting.size();
+}
+
+
 bool StartupGate::isInside(const OpenCancellation& attempt) const
 {
 	std::lock_guard<std::mutex> lock(_mutex);
