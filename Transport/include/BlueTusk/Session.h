@@ -326,6 +326,13 @@ public:
 		/// On a pooled session, until the lease returns. The default implementation throws
 		/// Poco::NotImplementedException; the standard sessions implement it.
 
+	virtual bool isTls() const;
+		/// True when the session runs over TLS (SSL Mode; PostgreSQL docs 55.2.10). Default: false.
+
+	virtual int protocolVersion() const;
+		/// The minor version of protocol 3 the session speaks (0 for 3.0; like libpq's
+		/// PQfullProtocolVersion() minus 30000). Default: 0.
+
 	virtual void cancel() = 0;
 		/// Sends a CancelRequest for the running query on a separate connection. Thread-safe.
 

@@ -146,10 +146,10 @@ public:
 
 	Poco::Timespan commandTimeout() const override;
 
-	bool isTls() const;
+	bool isTls() const override;
 		/// True when the session runs over TLS.
 
-	int protocolVersion() const;
+	int protocolVersion() const override;
 		/// The minor version of protocol 3 the session speaks: what the StartupMessage asked for (Max Protocol
 		/// Version), or the lower one the server answered with NegotiateProtocolVersion (PostgreSQL 15 answers
 		/// 3.0 to 3.2). Like libpq's PQfullProtocolVersion() minus 30000.

@@ -279,6 +279,18 @@ void Session::setNoticeHandler(const NoticeHandler&)
 }
 
 
+bool Session::isTls() const
+{
+	return false;
+}
+
+
+int Session::protocolVersion() const
+{
+	return 0;
+}
+
+
 SessionFactory::~SessionFactory()
 {
 }

@@ -59,10 +59,9 @@ Poco::Clock::ClockDiff timeSleep(const std::function<void()>& sleep, Poco::Times
 
 
 bool isTls(BlueTuskConnection& connection)
+	/// Through the application's API (Session::isTls()), no downcast.
 {
-	auto* session = dynamic_cast<ProtocolSession*>(&connection.session());
-	CPPUNIT_ASSERT(session);
-	return session->isTls();
+	return connection.session().isTls();
 }
 
 
