@@ -19,6 +19,7 @@
 #include "Poco/NumberParser.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -56,6 +57,38 @@ std::string serverAddress(BlueTuskConnection& connection)
 bool inRecovery(BlueTuskConnection& connection)
 {
 	return connection.query("SELECT pg_is_in_recovery()").row(0).get<bool>(0);
+}
+
+
+int countErrors(int threads, int rounds, const std::function<void(int thread, int round)>& work)
+	/// Runs work(t, i) for i < rounds on each of threads threads; returns how many rounds threw a
+	/// Poco::Exception (the first one is printed).
+{
+	std::atomic<int> errors{0};
+	std::mutex mutex;
+	std::string firstError;
+	std::vector<std::thread> running;
+	for (int t = 0; t < threads; ++t)
+	{
+		running.emplace_back([&, t]
+		{
+			for (int i = 0; i < rounds; ++i)
+			{
+				try
+				{
+					work(t, i);
+				}
+				catch (const Poco::Exception& exc)
+				{
+					std::lock_guard<std::mutex> lock(mutex);
+					if (errors++ == 0) firstError = exc.displayText();
+				}
+			}
+		});
+	}
+	for (std::thread& thread: running) thread.join();
+	if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
+	return errors;
 }
 
 } // namespace
@@ -112,48 +145,25 @@ public:
 		auto dataSource = BlueTuskDataSource::create(throughPoolers("Server Pooling=transaction;Target Session Attributes=primary"));
 		constexpr int THREADS = 6;
 		constexpr int ROUNDS = 40;
-		std::atomic<int> errors{0};
-		std::mutex mutex;
-		std::string firstError;
-		std::vector<std::thread> threads;
-		for (int t = 0; t < THREADS; ++t)
+		const int errors = countErrors(THREADS, ROUNDS, [&](int t, int i)
 		{
-			threads.emplace_back([&, t]
-			{
-				for (int i = 0; i < ROUNDS; ++i)
-				{
-					try
-					{
-						BlueTuskConnection lease = dataSource->open();
-						lease.query("INSERT INTO bt_pooler_items VALUES ($1, $2, 'query')", {t, i});
-						PreparedStatement insert = lease.prepare("INSERT INTO bt_pooler_items VALUES ($1, $2, $3)");
-						lease.execute(insert, {t, i, std::string("prepared")});
-						lease.execute(insert, {t, i, std::string("prepared-again")});
-						lease.session().executeBatch(insert, {{t, i, std::string("batch")}, {t, i, std::string("batch")}});
-						Pipeline pipeline(lease.session());
-						pipeline.add(insert, {t, i, std::string("pipeline")});
-						pipeline.add("INSERT INTO bt_pooler_items VALUES ($1, $2, 'pipeline-text')", {t, i});
-						pipeline.run();
-						lease.executeSimple("BEGIN");
-						QueryResult first = lease.session().beginFetch(lease.prepare("SELECT n FROM bt_pooler_items WHERE thread = $1"), {t}, 2);
-						if (first.rows.empty()) throw Poco::IllegalStateException("the fetch returned no rows");
-						lease.session().endFetch();
-						lease.executeSimple("COMMIT");
-					}
-					catch (const Poco::Exception& exc)
-					{
-						if (errors++ == 0)
-						{
-							std::lock_guard<std::mutex> lock(mutex);
-							firstError = exc.displayText();
-						}
-					}
-				}
-			});
-		}
-		for (std::thread& thread: threads) thread.join();
-		if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
-		CPPUNIT_ASSERT_EQUAL(0, errors.load());
+			BlueTuskConnection lease = dataSource->open();
+			lease.query("INSERT INTO bt_pooler_items VALUES ($1, $2, 'query')", {t, i});
+			PreparedStatement insert = lease.prepare("INSERT INTO bt_pooler_items VALUES ($1, $2, $3)");
+			lease.execute(insert, {t, i, std::string("prepared")});
+			lease.execute(insert, {t, i, std::string("prepared-again")});
+			lease.session().executeBatch(insert, {{t, i, std::string("batch")}, {t, i, std::string("batch")}});
+			Pipeline pipeline(lease.session());
+			pipeline.add(insert, {t, i, std::string("pipeline")});
+			pipeline.add("INSERT INTO bt_pooler_items VALUES ($1, $2, 'pipeline-text')", {t, i});
+			pipeline.run();
+			lease.executeSimple("BEGIN");
+			QueryResult first = lease.session().beginFetch(lease.prepare("SELECT n FROM bt_pooler_items WHERE thread = $1"), {t}, 2);
+			if (first.rows.empty()) throw Poco::IllegalStateException("the fetch returned no rows");
+			lease.session().endFetch();
+			lease.executeSimple("COMMIT");
+		});
+		CPPUNIT_ASSERT_EQUAL(0, errors);
 		BlueTuskConnection check = BlueTuskConnection::open(throughPoolers("Target Session Attributes=primary"));
 		const QueryResult counts = check.query("SELECT source, count(*)::int4 FROM bt_pooler_items GROUP BY source ORDER BY source");
 		std::map<std::string, int> bySource;
@@ -171,37 +181,14 @@ public:
 	void runPooledQueries(const std::string& connectionString)
 	{
 		auto dataSource = BlueTuskDataSource::create(connectionString);
-		std::atomic<int> errors{0};
 		std::atomic<int> wrong{0};
-		std::mutex mutex;
-		std::string firstError;
-		std::vector<std::thread> threads;
-		for (int t = 0; t < 8; ++t)
+		const int errors = countErrors(8, 300, [&](int t, int i)
 		{
-			threads.emplace_back([&, t]
-			{
-				for (int i = 0; i < 300; ++i)
-				{
-					try
-					{
-						BlueTuskConnection lease = dataSource->open(i % 2 ? TargetSessionAttributes::Any : TargetSessionAttributes::Primary);
-						const Poco::Int32 value = t * 1000 + i;
-						if (lease.query("SELECT $1::int4 + 1", {value}).row(0).get<Poco::Int32>(0) != value + 1) ++wrong;
-					}
-					catch (const Poco::Exception& exc)
-					{
-						if (errors++ == 0)
-						{
-							std::lock_guard<std::mutex> lock(mutex);
-							firstError = exc.displayText();
-						}
-					}
-				}
-			});
-		}
-		for (std::thread& thread: threads) thread.join();
-		if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
-		CPPUNIT_ASSERT_EQUAL(0, errors.load());
+			BlueTuskConnection lease = dataSource->open(i % 2 ? TargetSessionAttributes::Any : TargetSessionAttributes::Primary);
+			const Poco::Int32 value = t * 1000 + i;
+			if (lease.query("SELECT $1::int4 + 1", {value}).row(0).get<Poco::Int32>(0) != value + 1) ++wrong;
+		});
+		CPPUNIT_ASSERT_EQUAL(0, errors);
 		CPPUNIT_ASSERT_EQUAL(0, wrong.load());
 	}
 };
