@@ -117,6 +117,22 @@ public:
 			"Ly9hcyovLXM6ZToxXTo1NAAALCJjAAAAUCIiIiICwSJQYXNzd29yZD0iYiEiIiIiAlBhc3Nlc3FsOi9zdzovc3ciLi4uIiIuLi4uLi4uLi4uLi4uIi4xLi4uLiJQIiIi"
 			"IlBhc3N3Ii4uLiIiLi4uLi4uLi4uLi4uLiJQIiIiIgIiUGFzc3ciLi4uIiIuLi4uLiJQIiIiIgLBLi4uLi4iUCIiIiICIlBhc3N3Ii4uLiIiLi4uLi4uLi4uLi4uLiIu"
 			"Li4uLi4iUCIiAsEiUGFzc3dvcmQ9Ijovc3c6L2FwcEAqYw==", 406);
+		// Seed 1 after the keyword table grew: a host element "dbpostgresql:\x01...`0\x006\xF5l@corp.e..." echoed
+		// in "is not a port number"; the user info mask started at the '`' and found no ':'.
+		std::istringstream base64("SG9zdD1kLWEsZGJwb3N0Z3Jlc3FsOgEAAAAAAABgMAA29WxAY29ycC5lAAAAAAAAAAAAAAAAAAAAAAAtYjtQb3J0PU1pbm8gdHJQAAAAAA==");
+		Poco::Base64Decoder decoder(base64);
+		const std::string input((std::istreambuf_iterator<char>(decoder)), std::istreambuf_iterator<char>());
+		std::string message;
+		try
+		{
+			parse(input);
+		}
+		catch (const BlueTuskConnectionStringException& exc)
+		{
+			message = exc.message();
+		}
+		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "dbpostgresql:***@corp"));
+		CPPUNIT_ASSERT_EQUAL(std::string("a `x:***@h` b"), SecretRedactor().redact("a `x:y@h` b"));
 	}
 
 	void testCandidatesAreBounded()
