@@ -3,7 +3,7 @@
 # module (BlueTuskTransportLayerCheck, BlueTuskRoutingLayerCheck):
 #
 #     cmake -DMODULE_DIR=<repo>/Routing -DLAYERS=router,ha,datasource \
-#           -DPUBLIC_router=HostAttempt.h,... -DPUBLIC_datasource=... -P cmake/CheckLayers.cmake
+#           -DPUBLIC_router=HostOrderPolicy.h,... -DPUBLIC_datasource=... -P cmake/CheckLayers.cmake
 #
 # or from a module's own script that sets MODULE_DIR, LAYERS and PUBLIC_<layer> and includes this one
 # (Transport/cmake/CheckLayers.cmake). LAYERS is the ordered layer list (lowest first), comma or semicolon

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Foundation
 //
 
-#include "BlueTusk/PluginSearchPath.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "ValueText.h"
 #include "Poco/DirectoryIterator.h"
 #include "Poco/Environment.h"

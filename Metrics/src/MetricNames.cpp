@@ -5,7 +5,7 @@
 //
 
 #include "BlueTusk/Metrics/MetricNames.h"
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include <algorithm>
 
 namespace BlueTusk {

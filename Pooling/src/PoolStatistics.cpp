@@ -4,7 +4,7 @@
 // Library: BlueTusk/Pooling
 //
 
-#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/PoolManager.h"
 
 namespace BlueTusk {
 

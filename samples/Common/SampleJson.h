@@ -9,8 +9,8 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/HostAttempt.h"
-#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/HostAttemptsException.h"
+#include "BlueTusk/PoolManager.h"
 #include "BlueTusk/QueryResult.h"
 #include "Poco/JSON/Array.h"
 #include "Poco/JSON/Object.h"

@@ -231,11 +231,11 @@ Poco::JSON::Object::Ptr monitorStats(const MonitorContext& context, const std::s
 	body->set("aggregate", stats->get("aggregate"));
 	body->set("hosts", stats->get("hosts"));
 	Poco::JSON::Object::Ptr learned = newObject();
-	HostStateRegistry& states = dataSource->connector().hostStates();
+	const RoutingContext& routing = dataSource->connector();
 	Poco::Timestamp now;
 	for (const auto& endpoint: dataSource->settings().endpoints)
 	{
-		HostStateRegistry::Entry entry = states.entry(endpoint);
+		const RoutingContext::HostState entry = routing.hostState(endpoint);
 		Poco::JSON::Object::Ptr item = newObject();
 		item->set("state", stateName(entry.state));
 		item->set("role", toString(entry.role));

@@ -16,7 +16,7 @@ run("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${
 
 # What must be installed: the headers, the four libraries, the CMake package.
 foreach(file
-    include/BlueTusk/ConnectionSettings.h include/BlueTusk/Session.h include/BlueTusk/PoolStatistics.h
+    include/BlueTusk/ConnectionSettings.h include/BlueTusk/Session.h include/BlueTusk/PoolManager.h
     include/BlueTusk/TargetSessionPolicy.h include/BlueTusk/RoutingContext.h include/BlueTusk/Util/DataSourceSubsystem.h
     ${LIBDIR}/libBlueTuskFoundation.so ${LIBDIR}/libBlueTuskTransport.so ${LIBDIR}/libBlueTuskPooling.so
     ${LIBDIR}/libBlueTuskRouting.so ${LIBDIR}/libBlueTuskUtil.so ${LIBDIR}/cmake/BlueTusk/BlueTuskConfig.cmake

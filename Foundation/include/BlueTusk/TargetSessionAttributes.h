@@ -4,14 +4,13 @@
 // Library: BlueTusk/Foundation
 //
 // The target session attributes and the server roles, with their canonical names. The TLS and
-// authentication modes have a header of their own, ConnectionSecurity.h, which this one includes.
+// authentication modes are ConnectionSettings' values (ConnectionSettings.h).
 //
 
 #ifndef BlueTusk_TargetSessionAttributes_INCLUDED
 #define BlueTusk_TargetSessionAttributes_INCLUDED
 
 #include "BlueTusk/Foundation.h"
-#include "BlueTusk/ConnectionSecurity.h"
 #include <string>
 #include <vector>
 

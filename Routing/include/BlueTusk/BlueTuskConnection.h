@@ -12,7 +12,7 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/QueryResult.h"

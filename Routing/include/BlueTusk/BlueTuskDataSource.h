@@ -18,7 +18,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolObserver.h"
-#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/PoolManager.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/TopologySource.h"
 #include <functional>

@@ -13,20 +13,25 @@
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/EvictionPolicy.h"
 #include "BlueTusk/HostOrderPolicy.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/Session.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "BlueTusk/TopologySource.h"
+#include "Poco/Timestamp.h"
+#include "Poco/Types.h"
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace BlueTusk {
 
+class HostStateRegistry;
+
 namespace Detail {
 class HealthMonitor;
+struct RoutingContextAccess;
 }
 
 enum class PolicyFamily
@@ -45,8 +50,8 @@ BlueTusk_Routing_API std::string toString(PolicyFamily family);
 
 class BlueTusk_Routing_API RoutingContext
 	/// Owns one plugin registry per policy family, the SessionFactory that opens physical sessions, and the
-	/// learned host states (HostStateRegistry) shared by every BlueTuskConnection::open() and every
-	/// BlueTuskDataSource created through it.
+	/// learned host states shared by every BlueTuskConnection::open() and every BlueTuskDataSource created
+	/// through it (read with hostState()).
 	///
 	/// Plugins. On first use of a registry the five standard plugin libraries (BlueTuskHostOrderPlugin,
 	/// BlueTuskTargetSessionPlugin, BlueTuskEvictionPlugin, BlueTuskRetryPlugin, BlueTuskTopologyPlugin) are
@@ -144,11 +149,30 @@ public:
 	SessionFactory::Ptr sessionFactory() const;
 		/// The factory physical sessions are opened with.
 
-	HostStateRegistry& hostStates() const;
-		/// The learned host states (down / role with a timestamp) shared by all opens through this
-		/// routing context and its data sources.
+	struct HostState
+		/// What the opens through this routing context have learned about one endpoint (doc/routing.md,
+		/// step 2), as hostState() copies it.
+	{
+		HostCandidate::State state = HostCandidate::UNKNOWN; /// UP, DOWN, or UNKNOWN (nothing learned yet)
+		ServerRole role = ServerRole::Unknown;  /// the role last seen (kept across a DOWN)
+		Poco::Timestamp learnedAt;              /// when state was last set
+		Poco::Timestamp roleLearnedAt;          /// when role was last set
+		std::string reason;                     /// why DOWN ("refused"), else ""
+		Poco::UInt32 primaryTimeline = 0;       /// the timeline it last worked on as a primary (the
+		                                        /// split-brain guard, doc/high-availability.md); 0: none
+		bool watched = false;                   /// the health monitor watches it now
+	};
+
+	HostState hostState(const BlueTuskHostEndpoint& endpoint) const;
+		/// A copy of the learned state of endpoint (down / role with their timestamps), shared by all opens
+		/// through this routing context and its data sources. The state is as learned, however old: the
+		/// router trusts it for Host Recheck Seconds only. Thread-safe; never throws.
 
 private:
+	HostStateRegistry& hostStates() const;
+		/// The learned host states themselves (Routing/src/router/HostStateRegistry.h), for the router,
+		/// the data sources and the project's tests (Detail::RoutingContextAccess).
+
 	Detail::HealthMonitor& healthMonitor() const;
 		/// The background health monitor of this routing context's data sources (doc/high-availability.md): its
 		/// threads run while a data source with Health Check Interval > 0 is registered with it.
@@ -158,6 +182,7 @@ private:
 
 	friend class BlueTuskDataSource;
 	friend class BlueTuskConnection;
+	friend struct Detail::RoutingContextAccess;
 };
 
 } // namespace BlueTusk

@@ -10,7 +10,7 @@
 #ifndef BlueTusk_Detail_CheckoutReport_INCLUDED
 #define BlueTusk_Detail_CheckoutReport_INCLUDED
 
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/PoolObserver.h"
 #include "router/Router.h"

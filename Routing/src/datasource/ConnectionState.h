@@ -10,8 +10,8 @@
 #define BlueTusk_Detail_ConnectionState_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/HostAttempt.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "BlueTusk/HostAttemptsException.h"
+#include "router/HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include <memory>
 

@@ -7,8 +7,8 @@
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
-#include "BlueTusk/PluginSearchPath.h"
 #include "ha/HealthMonitor.h"
+#include "router/HostStateRegistry.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -374,6 +374,22 @@ SessionFactory::Ptr RoutingContext::sessionFactory() const
 HostStateRegistry& RoutingContext::hostStates() const
 {
 	return _impl->hostStates;
+}
+
+
+RoutingContext::HostState RoutingContext::hostState(const BlueTuskHostEndpoint& endpoint) const
+{
+	const HostStateRegistry& states = _impl->hostStates;
+	const HostStateRegistry::Entry entry = states.entry(endpoint);
+	HostState state;
+	state.state = entry.state;
+	state.role = entry.role;
+	state.learnedAt = entry.learnedAt;
+	state.roleLearnedAt = entry.roleLearnedAt;
+	state.reason = entry.reason;
+	state.primaryTimeline = states.primaryTimeline(endpoint);
+	state.watched = states.isWatched(endpoint);
+	return state;
 }
 
 

@@ -11,6 +11,7 @@
 #include "NoIdleEvictionPolicy.h"
 #include "router/Router.h"
 #include "TopologyOnce.h"
+#include "RoutingContextAccess.h"
 
 namespace BlueTusk {
 namespace Detail {
@@ -29,7 +30,7 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 	request.settings = state->settings.get();
 	request.hostOrder = connector.hostOrderPolicy(settings.hostOrder);
 	request.target = connector.targetSessionPolicy(settings.targetSessionAttributes);
-	request.hostStates = &connector.hostStates();
+	request.hostStates = &Detail::hostStatesOf(connector);
 	request.pooled = false;
 	// Topology Source: read once for this open (no background thread here), then the written hosts
 	request.hosts = readTopologyOnce(settings, connector);

@@ -11,7 +11,7 @@
 #define BlueTusk_Detail_HealthMonitor_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "router/HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/Session.h"
 #include "Poco/Timespan.h"

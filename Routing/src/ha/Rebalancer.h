@@ -12,7 +12,7 @@
 #define BlueTusk_Detail_Rebalancer_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "router/HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include <memory>
 

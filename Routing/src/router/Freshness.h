@@ -14,7 +14,6 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/Lsn.h"
 #include "BlueTusk/PoolManager.h"
-#include "BlueTusk/PoolStatistics.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "Poco/Timestamp.h"
 #include <atomic>

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 
 namespace BlueTusk {
 

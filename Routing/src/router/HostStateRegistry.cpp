@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 
-#include "BlueTusk/HostStateRegistry.h"
+#include "HostStateRegistry.h"
 
 namespace BlueTusk {
 

@@ -11,9 +11,9 @@
 #define BlueTusk_Detail_Router_INCLUDED
 
 #include "BlueTusk/ConnectionSettings.h"
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/HostOrderPolicy.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "HostStateRegistry.h"
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "HostListSnapshot.h"

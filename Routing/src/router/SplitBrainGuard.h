@@ -11,7 +11,7 @@
 #define BlueTusk_Detail_SplitBrainGuard_INCLUDED
 
 #include "BlueTusk/BlueTuskHostEndpoint.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "HostStateRegistry.h"
 #include "BlueTusk/Session.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include <string>

@@ -14,7 +14,6 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/CopyIn.h"
 #include "BlueTusk/Lsn.h"
-#include "BlueTusk/NoticeHandler.h"
 #include "BlueTusk/Notification.h"
 #include "BlueTusk/Parameter.h"
 #include "BlueTusk/Pipeline.h"
@@ -33,6 +32,13 @@
 #include <vector>
 
 namespace BlueTusk {
+
+using NoticeHandler = std::function<void(const BlueTuskServerException::Fields& notice)>;
+	/// Called with the fields of each NoticeResponse (PostgreSQL docs 55.8: severity "NOTICE", "WARNING",
+	/// ..., SQLSTATE, message, detail, hint), on the thread that runs the query, before the query
+	/// returns. It must not use the session. Without a handler, notices go to Poco::Logger
+	/// "BlueTusk.Transport" (WARNING severity as warning, others as information).
+
 
 enum class TransactionStatus
 	/// The transaction status indicator of the last ReadyForQuery (PostgreSQL docs 55.7).
@@ -322,7 +328,7 @@ public:
 		/// The command timeout now in force (0: none). Default: 0.
 
 	virtual void setNoticeHandler(const NoticeHandler& handler);
-		/// Where NoticeResponse messages go (NoticeHandler.h; empty: Poco::Logger "BlueTusk.Transport").
+		/// Where NoticeResponse messages go (NoticeHandler, above; empty: Poco::Logger "BlueTusk.Transport").
 		/// On a pooled session, until the lease returns. The default implementation throws
 		/// Poco::NotImplementedException; the standard sessions implement it.
 

@@ -13,7 +13,6 @@
 #include "BlueTusk/BlueTuskHostEndpoint.h"
 #include "BlueTusk/ConnectionSettings.h"
 #include "Deadline.h"
-#include "BlueTusk/ConnectionSecurity.h"
 #include "Poco/Net/Context.h"
 #include "Poco/Net/SecureStreamSocket.h"
 #include "Poco/Net/StreamSocket.h"

@@ -14,7 +14,6 @@
 #include "connect/Deadline.h"
 #include "protocol/MessageReader.h"
 #include "protocol/MessageWriter.h"
-#include "BlueTusk/NoticeHandler.h"
 #include "connect/ScramClient.h"
 #include "BlueTusk/Session.h"
 #include "StatementCache.h"

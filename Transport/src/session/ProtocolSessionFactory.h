@@ -12,7 +12,6 @@
 #include "BlueTusk/Foundation.h"
 #include "connect/Deadline.h"
 #include "connect/Dialer.h"
-#include "BlueTusk/NoticeHandler.h"
 #include "ProtocolSession.h"
 #include "connect/Resolver.h"
 #include "BlueTusk/Session.h"

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/PluginSearchPath.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include <iostream>
 #include <map>

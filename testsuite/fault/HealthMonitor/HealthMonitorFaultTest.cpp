@@ -107,7 +107,7 @@ public:
 		leases.push_back(app->open());
 		CPPUNIT_ASSERT(msSince(first) >= 1500);
 		CPPUNIT_ASSERT_EQUAL(primary.endpoint().toString(), leases.back().connectedEndpoint().toString());
-		CPPUNIT_ASSERT(connector.hostStates().isWatched(dead.endpoint()));
+		CPPUNIT_ASSERT(connector.hostState(dead.endpoint()).watched);
 
 		// Three seconds later (Host Recheck Seconds=1 has long passed) new sessions do not wait on it.
 		Poco::Thread::sleep(3000);
@@ -120,16 +120,16 @@ public:
 			CPPUNIT_ASSERT_EQUAL(primary.endpoint().toString(), leases.back().connectedEndpoint().toString());
 			CPPUNIT_ASSERT(!attempted(leases.back(), dead.endpoint()));
 		}
-		CPPUNIT_ASSERT(HostCandidate::DOWN == connector.hostStates().entry(dead.endpoint()).state);
+		CPPUNIT_ASSERT(HostCandidate::DOWN == connector.hostState(dead.endpoint()).state);
 
 		// The peer comes back: the monitor marks it up by itself (within the probe in flight, Timeout=2, and
 		// about two intervals) and keeps the probe's session idle in the pool.
 		const int readyBefore = returning.sessionsReady();
 		dead.setMode(TcpProxy::Mode::Forward);
 		Poco::Clock back;
-		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostStates().entry(dead.endpoint()).state == HostCandidate::UP; }, Poco::Timespan(6, 0)));
+		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostState(dead.endpoint()).state == HostCandidate::UP; }, Poco::Timespan(6, 0)));
 		CPPUNIT_ASSERT(msSince(back) < 6000);
-		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostStates().entry(dead.endpoint()).role));
+		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostState(dead.endpoint()).role));
 		CPPUNIT_ASSERT(waitUntil([&] { return app->getHostPoolStatistics()[dead.endpoint()].idle == 1; }, Poco::Timespan(2, 0)));
 		CPPUNIT_ASSERT_EQUAL(readyBefore + 1, returning.sessionsReady());
 		const PoolStatistics stats = app->getHostPoolStatistics()[dead.endpoint()];
@@ -157,7 +157,7 @@ public:
 		Poco::Thread::sleep(3000);
 		const int probes = resetting.connectionsAccepted() - before;
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(probes) + " probes", probes >= 2 && probes <= 7);
-		CPPUNIT_ASSERT(HostCandidate::DOWN == connector.hostStates().entry(resetting.endpoint()).state);
+		CPPUNIT_ASSERT(HostCandidate::DOWN == connector.hostState(resetting.endpoint()).state);
 	}
 
 	void testDemotionClosesIdleSessionsEverywhere()
@@ -188,7 +188,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(Poco::UInt64(3), stats.closed);
 			CPPUNIT_ASSERT_EQUAL(0, stats.busy);
 		}
-		CPPUNIT_ASSERT_EQUAL(std::string("Standby"), roleName(connector.hostStates().entry(server.endpoint()).role));
+		CPPUNIT_ASSERT_EQUAL(std::string("Standby"), roleName(connector.hostState(server.endpoint()).role));
 		// The next primary checkout is told the server is a standby: no stale primary session is handed out.
 		CPPUNIT_ASSERT_THROW(a->open("primary"), BlueTuskNoAcceptableHostException);
 	}
@@ -208,7 +208,7 @@ public:
 		const PoolStatistics stats = app->getHostPoolStatistics()[server.endpoint()];
 		CPPUNIT_ASSERT_EQUAL(1, stats.total);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.closed);
-		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostStates().entry(server.endpoint()).role));
+		CPPUNIT_ASSERT_EQUAL(std::string("Primary"), roleName(connector.hostState(server.endpoint()).role));
 		CPPUNIT_ASSERT_EQUAL(1, server.sessionsReady());
 		// The checkout refreshes that session itself and sees the standby.
 		CPPUNIT_ASSERT_EQUAL(std::string("Standby"), roleName(app->open("standby").role()));
@@ -234,10 +234,10 @@ public:
 		BlueTuskConnection lease = a->open();        // a lease may outlive its data source
 		a.reset();
 		CPPUNIT_ASSERT_EQUAL(2, monitorThreads());
-		CPPUNIT_ASSERT(connector.hostStates().isWatched(one.endpoint()));
+		CPPUNIT_ASSERT(connector.hostState(one.endpoint()).watched);
 		b.reset();
 		CPPUNIT_ASSERT_EQUAL(0, monitorThreads());   // joined by the last data source's destructor
-		CPPUNIT_ASSERT(!connector.hostStates().isWatched(one.endpoint()));
+		CPPUNIT_ASSERT(!connector.hostState(one.endpoint()).watched);
 		lease.close();
 	}
 };

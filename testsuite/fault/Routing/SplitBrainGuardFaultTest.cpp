@@ -11,6 +11,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
+#include "datasource/RoutingContextAccess.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
@@ -65,14 +66,14 @@ public:
 			BlueTuskConnection lease = app->open();   // before the failover: the old primary, timeline 3
 			CPPUNIT_ASSERT_EQUAL(old.endpoint().toString(), lease.connectedEndpoint().toString());
 		}
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(3), connector.hostStates().primaryTimeline(old.endpoint()));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(3), connector.hostState(old.endpoint()).primaryTimeline);
 		// Another part of the application (same connector) reaches the promoted server, timeline 4.
 		auto other = BlueTuskDataSource::create(connectionString(promoted, old), connector);
 		{
 			BlueTuskConnection lease = other->open();
 			CPPUNIT_ASSERT_EQUAL(promoted.endpoint().toString(), lease.connectedEndpoint().toString());
 		}
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(4), connector.hostStates().primaryTimeline(promoted.endpoint()));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(4), connector.hostState(promoted.endpoint()).primaryTimeline);
 
 		// The old primary still answers as a primary, but it is known deposed: it comes last (not even
 		// tried while the new primary serves) and its idle session is closed.
@@ -106,9 +107,9 @@ public:
 		old.setScript(primaryOnTimeline(5));
 		BlueTuskConnection lease = app->open();
 		CPPUNIT_ASSERT_EQUAL(old.endpoint().toString(), lease.connectedEndpoint().toString());
-		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(5), connector.hostStates().primaryTimeline(old.endpoint()));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(5), connector.hostState(old.endpoint()).primaryTimeline);
 		// ... and now the server on timeline 4 is the deposed one.
-		CPPUNIT_ASSERT(connector.hostStates().isDeposed(promoted.endpoint(), {old.endpoint(), promoted.endpoint()}));
+		CPPUNIT_ASSERT(Detail::hostStatesOf(connector).isDeposed(promoted.endpoint(), {old.endpoint(), promoted.endpoint()}));
 		app->resume(promoted.endpoint());
 	}
 

@@ -101,7 +101,7 @@ public:
 		CPPUNIT_ASSERT(stats.refusals >= 1);
 		CPPUNIT_ASSERT(stats.total <= 3);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.checkoutTimeouts);
-		CPPUNIT_ASSERT(connector.hostStates().entry(server.endpoint()).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(server.endpoint()).state != HostCandidate::DOWN);
 	}
 
 	void testRefusingEndpointTimesOutNaming53300()
@@ -126,7 +126,7 @@ public:
 		// Backoff 50 ms doubling: about five attempts in a second, not one per wake-up.
 		CPPUNIT_ASSERT(server.startupMessages() >= 3);
 		CPPUNIT_ASSERT(server.startupMessages() <= 10);
-		CPPUNIT_ASSERT(connector.hostStates().entry(server.endpoint()).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(server.endpoint()).state != HostCandidate::DOWN);
 		const PoolStatistics stats = dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(server.startupMessages()), stats.refusals);
 		CPPUNIT_ASSERT_EQUAL(0, stats.total);
@@ -144,7 +144,7 @@ public:
 		CPPUNIT_ASSERT(db.connectedEndpoint() == other.endpoint());
 		CPPUNIT_ASSERT(start.elapsed() < 5000000);   // not the Checkout Timeout
 		CPPUNIT_ASSERT_EQUAL(1, full.startupMessages());
-		CPPUNIT_ASSERT(connector.hostStates().entry(full.endpoint()).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(full.endpoint()).state != HostCandidate::DOWN);
 		const auto hosts = dataSource->getHostPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), hosts.at(full.endpoint()).refusals);
 		CPPUNIT_ASSERT_EQUAL(1, hosts.at(other.endpoint()).total);
@@ -161,7 +161,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), log.size());
 		CPPUNIT_ASSERT_EQUAL(HostAttempt::FAILED, log[0].outcome);
 		CPPUNIT_ASSERT_MESSAGE(log[0].detail, contains(log[0].detail, "53300"));
-		CPPUNIT_ASSERT(connector.hostStates().entry(full.endpoint()).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(full.endpoint()).state != HostCandidate::DOWN);
 
 		// Alone, the refusing host fails the direct open with its 53300 (no pool to wait for).
 		try
@@ -173,7 +173,7 @@ public:
 		{
 			CPPUNIT_ASSERT_MESSAGE(exc.displayText(), contains(exc.message(), "53300"));
 		}
-		CPPUNIT_ASSERT(connector.hostStates().entry(full.endpoint()).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(full.endpoint()).state != HostCandidate::DOWN);
 	}
 
 	void testMaxConnectingOnTheWire()

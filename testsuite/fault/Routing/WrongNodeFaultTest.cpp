@@ -82,7 +82,7 @@ public:
 		}
 		// Returned: re-probed, and the endpoint is known as a standby everywhere the router looks.
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(first.endpoint()).lastKnownRole == ServerRole::Standby);
-		CPPUNIT_ASSERT(connector.hostStates().entry(first.endpoint()).role == ServerRole::Standby);
+		CPPUNIT_ASSERT(connector.hostState(first.endpoint()).role == ServerRole::Standby);
 		CPPUNIT_ASSERT_EQUAL(1, dataSource->getHostPoolStatistics().at(first.endpoint()).idle);   // still fine for reads
 
 		BlueTuskConnection next = dataSource->open();
@@ -115,7 +115,7 @@ public:
 			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
 		}
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(server.endpoint()).lastKnownRole == ServerRole::Primary);
-		CPPUNIT_ASSERT(connector.hostStates().entry(server.endpoint()).role == ServerRole::Primary);
+		CPPUNIT_ASSERT(connector.hostState(server.endpoint()).role == ServerRole::Primary);
 		CPPUNIT_ASSERT_THROW(dataSource->open(), BlueTuskNoAcceptableHostException);   // not handed out again
 	}
 

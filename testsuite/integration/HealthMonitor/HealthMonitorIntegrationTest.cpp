@@ -17,6 +17,7 @@
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
+#include "datasource/RoutingContextAccess.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <functional>
 #include <vector>
@@ -99,7 +100,7 @@ public:
 			CPPUNIT_ASSERT(stats.lastKnownRole == ServerRole::PrimaryReadOnly);
 			CPPUNIT_ASSERT_EQUAL(Poco::UInt64(3), stats.closed);
 		}
-		CPPUNIT_ASSERT(connector.hostStates().entry(primary).role == ServerRole::PrimaryReadOnly);
+		CPPUNIT_ASSERT(connector.hostState(primary).role == ServerRole::PrimaryReadOnly);
 		// Nothing accepts read-write now (node 1 read-only, the others standbys).
 		CPPUNIT_ASSERT_THROW(a->open(TargetSessionAttributes::ReadWrite), BlueTuskNoAcceptableHostException);
 	}
@@ -118,16 +119,16 @@ public:
 		BlueTuskConnection first = app->open();   // node 3 refuses: marked down, node 2 serves
 		CPPUNIT_ASSERT_EQUAL(cluster().hosts.at(1), first.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), first.attemptLog().size());
-		CPPUNIT_ASSERT(connector.hostStates().entry(third).state == HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(third).state == HostCandidate::DOWN);
 		Poco::Thread::sleep(1500);   // past Host Recheck Seconds: still DOWN, the monitor watches it
-		CPPUNIT_ASSERT(connector.hostStates().candidate(third, 0, Poco::Timespan(1, 0)).state == HostCandidate::DOWN);
+		CPPUNIT_ASSERT(Detail::hostStatesOf(connector).candidate(third, 0, Poco::Timespan(1, 0)).state == HostCandidate::DOWN);
 		BlueTuskConnection second = app->open();  // a new session: node 3 is not tried first
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), second.attemptLog().size());
 		CPPUNIT_ASSERT_EQUAL(cluster().hosts.at(1), second.connectedEndpoint().host());
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("start-node 3"));
-		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostStates().entry(third).state == HostCandidate::UP; }, Poco::Timespan(5, 0)));
-		CPPUNIT_ASSERT(connector.hostStates().entry(third).role == ServerRole::Standby);
+		CPPUNIT_ASSERT(waitUntil([&] { return connector.hostState(third).state == HostCandidate::UP; }, Poco::Timespan(5, 0)));
+		CPPUNIT_ASSERT(connector.hostState(third).role == ServerRole::Standby);
 		const PoolStatistics stats = app->getHostPoolStatistics()[third];
 		CPPUNIT_ASSERT_EQUAL(1, stats.idle);   // the probe's session, kept
 		CPPUNIT_ASSERT(stats.lastKnownRole == ServerRole::Standby);
@@ -147,7 +148,7 @@ public:
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("promote 2"));
 		CPPUNIT_ASSERT(waitUntil([&] { return app->getHostPoolStatistics()[second].lastKnownRole == ServerRole::Primary; }, Poco::Timespan(5, 0)));
-		CPPUNIT_ASSERT(connector.hostStates().entry(second).role == ServerRole::Primary);
+		CPPUNIT_ASSERT(connector.hostState(second).role == ServerRole::Primary);
 		// A promotion keeps the idle sessions (they are on a primary now, good for every target).
 		CPPUNIT_ASSERT_EQUAL(3, app->getHostPoolStatistics()[second].idle);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(3), app->getHostPoolStatistics()[second].created);

@@ -131,7 +131,7 @@ public:
 		CPPUNIT_ASSERT(stats.total <= 3);
 		CPPUNIT_ASSERT(stats.refusals >= 1);   // the pool did reach the limit and was told so
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), stats.checkoutTimeouts);
-		CPPUNIT_ASSERT(connector.hostStates().entry(endpointOf(1)).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(connector.hostState(endpointOf(1)).state != HostCandidate::DOWN);
 	}
 
 	void testRebalanceToReturningStandby()

@@ -42,7 +42,7 @@ public:
 			BlueTuskConnection lease = app->open();
 			CPPUNIT_ASSERT_EQUAL(node1, lease.connectedEndpoint().toString());
 		}
-		const Poco::UInt32 before = connector.hostStates().primaryTimeline(BlueTuskHostEndpoint("127.0.0.1", cluster().port));
+		const Poco::UInt32 before = connector.hostState(BlueTuskHostEndpoint("127.0.0.1", cluster().port)).primaryTimeline;
 		CPPUNIT_ASSERT(before >= 1);
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("promote 2"));   // node 1 keeps running as a primary
@@ -53,7 +53,7 @@ public:
 			BlueTuskConnection lease = other->open();
 			CPPUNIT_ASSERT_EQUAL(node2, lease.connectedEndpoint().toString());
 		}
-		CPPUNIT_ASSERT_EQUAL(before + 1, connector.hostStates().primaryTimeline(BlueTuskHostEndpoint("127.0.0.2", cluster().port)));
+		CPPUNIT_ASSERT_EQUAL(before + 1, connector.hostState(BlueTuskHostEndpoint("127.0.0.2", cluster().port)).primaryTimeline);
 
 		// Node 1 still says it is a primary, but on the older timeline: refused, its idle session closed.
 		CPPUNIT_ASSERT_EQUAL(1, app->getHostPoolStatistics().at(BlueTuskHostEndpoint("127.0.0.1", cluster().port)).idle);

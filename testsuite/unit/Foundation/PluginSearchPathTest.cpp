@@ -4,7 +4,7 @@
 // The plugin search path order and the lookup of lib<name>.so along it.
 //
 
-#include "BlueTusk/PluginSearchPath.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
 #include "Poco/Path.h"

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include "FakeConnector.h"

@@ -10,7 +10,6 @@
 #include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
-#include "BlueTusk/PluginSearchPath.h"
 #include "EndpointPoolFixture.h"
 #include "Poco/File.h"
 #include <cppunit/extensions/HelperMacros.h>

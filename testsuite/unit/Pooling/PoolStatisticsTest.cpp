@@ -5,7 +5,7 @@
 // counters always, then each optional part only when it has something to say, in the documented order.
 //
 
-#include "BlueTusk/PoolStatistics.h"
+#include "BlueTusk/PoolManager.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 

@@ -7,7 +7,6 @@
 #include "StandardEviction.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
-#include "BlueTusk/PluginSearchPath.h"
 
 namespace BlueTusk {
 namespace Test {

@@ -13,6 +13,7 @@
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
+#include "datasource/RoutingContextAccess.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <thread>
 
@@ -432,14 +433,14 @@ public:
 		auto hostOfNextLease = [&dataSource]() { return dataSource->open().connectedEndpoint().host(); };
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		const BlueTuskHostEndpoint a("a", 5432);
-		f.connector.hostStates().markDown(a, "refused");
+		Detail::hostStatesOf(f.connector).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());   // cached, same answer
-		f.connector.hostStates().markUp(a, ServerRole::Unknown);
+		Detail::hostStatesOf(f.connector).markUp(a, ServerRole::Unknown);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
-		f.connector.hostStates().markDown(a, "timed out");
+		Detail::hostStatesOf(f.connector).markDown(a, "timed out");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
-		f.connector.hostStates().forget({a});
+		Detail::hostStatesOf(f.connector).forget({a});
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(2, dataSource->getPoolStatistics().total);   // idle sessions only, nothing new
 
@@ -449,7 +450,7 @@ public:
 			BlueTuskConnection first = noRecheck->open();
 			BlueTuskConnection second = noRecheck->open();
 		}
-		f.connector.hostStates().markDown(a, "refused");
+		Detail::hostStatesOf(f.connector).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), noRecheck->open().connectedEndpoint().host());
 	}
 };

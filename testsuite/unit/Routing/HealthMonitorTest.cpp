@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "router/HostStateRegistry.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
@@ -77,8 +77,8 @@ public:
 		}
 
 		world->script("a:5432", FakeHost::standby());
-		CPPUNIT_ASSERT(within([&] { return connector.hostStates().entry(BlueTuskHostEndpoint("a", 5432)).state == HostCandidate::UP; }, 3000));
-		CPPUNIT_ASSERT(connector.hostStates().entry(BlueTuskHostEndpoint("a", 5432)).role == ServerRole::Standby);
+		CPPUNIT_ASSERT(within([&] { return connector.hostState(BlueTuskHostEndpoint("a", 5432)).state == HostCandidate::UP; }, 3000));
+		CPPUNIT_ASSERT(connector.hostState(BlueTuskHostEndpoint("a", 5432)).role == ServerRole::Standby);
 		CPPUNIT_ASSERT(within([&] { return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).idle == 1; }, 1000));
 		CPPUNIT_ASSERT_EQUAL(1, world->connections("a:5432"));   // the probe's session, adopted
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).lastKnownRole == ServerRole::Standby);

@@ -9,7 +9,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/PluginSearchPath.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>

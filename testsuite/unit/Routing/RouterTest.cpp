@@ -219,10 +219,10 @@ public:
 		for (const char* host: {"a:5432", "c:5432", "d:5432"})
 		{
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(host, int(HostCandidate::DOWN),
-				int(f.connector.hostStates().entry(BlueTuskHostEndpoint(std::string(host).substr(0, 1))).state));
+				int(f.connector.hostState(BlueTuskHostEndpoint(std::string(host).substr(0, 1))).state));
 		}
 		// 53300 too many connections is capacity, not a down host (doc/high-availability.md, "Storm control").
-		CPPUNIT_ASSERT(f.connector.hostStates().entry(BlueTuskHostEndpoint("b")).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(f.connector.hostState(BlueTuskHostEndpoint("b")).state != HostCandidate::DOWN);
 		CPPUNIT_ASSERT_EQUAL(HostAttempt::FAILED, log[1].outcome);
 	}
 
@@ -459,7 +459,7 @@ public:
 		}
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		// A cancelled attempt does not mark the endpoint down.
-		CPPUNIT_ASSERT(f.connector.hostStates().entry(BlueTuskHostEndpoint("a")).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(f.connector.hostState(BlueTuskHostEndpoint("a")).state != HostCandidate::DOWN);
 	}
 
 	void testParallelFirstAcceptWins()

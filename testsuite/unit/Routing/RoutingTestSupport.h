@@ -9,7 +9,7 @@
 
 #include "FakeConnector.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "BlueTusk/HostAttempt.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Clock.h"
 #include "Poco/DirectoryIterator.h"
 #include "Poco/Thread.h"

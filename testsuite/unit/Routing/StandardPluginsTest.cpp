@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "BlueTusk/PluginSearchPath.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "FakeConnector.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>

@@ -17,8 +17,9 @@
 #include "Poco/File.h"
 #include "Poco/Path.h"
 #include "Poco/TemporaryFile.h"
-#include "BlueTusk/HostStateRegistry.h"
+#include "router/HostStateRegistry.h"
 #include "Poco/Thread.h"
+#include "datasource/RoutingContextAccess.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <fstream>
 #include <atomic>
@@ -129,7 +130,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		HostStateRegistry& states = f.connector.hostStates();
+		HostStateRegistry& states = Detail::hostStatesOf(f.connector);
 		const BlueTuskHostEndpoint a("a", 5432), b("b", 5432), c("c", 5432);
 		CPPUNIT_ASSERT(states.isWatched(a));   // the seed, from the start
 		CPPUNIT_ASSERT(within([&] { return states.isWatched(b) && states.isWatched(c); }));

@@ -18,6 +18,7 @@
 #include "Poco/TemporaryFile.h"
 #include "Poco/Thread.h"
 #include "Poco/Util/MapConfiguration.h"
+#include "datasource/RoutingContextAccess.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 using namespace BlueTusk;
@@ -456,7 +457,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(a, b);
 		CPPUNIT_ASSERT_MESSAGE(a + "/" + c, a != c);
 		// Each data source with policy properties has a connector of its own.
-		CPPUNIT_ASSERT(&subsystem.dataSource("a")->connector().hostStates() != &subsystem.dataSource("b")->connector().hostStates());
+		CPPUNIT_ASSERT(&Detail::hostStatesOf(subsystem.dataSource("a")->connector()) != &Detail::hostStatesOf(subsystem.dataSource("b")->connector()));
 	}
 };
 
