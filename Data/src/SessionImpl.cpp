@@ -168,7 +168,7 @@ void SessionImpl::reset()
 	try
 	{
 		Session& session = _connection.session();
-		session.reset(true);
+		session.control().reset(true);
 		_autoCommit = true;
 		_beginOwed = false;
 		_isolation = Poco::Data::Session::TRANSACTION_READ_COMMITTED;   // RESET ALL restored the server's default
@@ -383,7 +383,7 @@ void SessionImpl::catchUp()
 		ServerRole role = ServerRole::Unknown;
 		try
 		{
-			role = session.probeRoleAndWal(replayed, received);
+			role = session.control().probeRoleAndWal(replayed, received);
 		}
 		catch (Poco::Exception& exc)
 		{

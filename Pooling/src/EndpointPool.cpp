@@ -142,7 +142,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		else
 			session = m.factory->open(_endpoint, m.settings);
 		if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
-		session->setStatementCounters(_impl->statements);
+		session->control().setStatementCounters(_impl->statements);
 	}
 	catch (...)
 	{
@@ -226,7 +226,7 @@ bool EndpointPool::openIdle()
 	}
 	// A role no checkout of the owner can use (Options::usableRole): the open told the role, nothing is kept.
 	ServerRole role = entry->session->role();
-	if (role == ServerRole::Unknown) role = entry->session->reportedRole();
+	if (role == ServerRole::Unknown) role = entry->session->control().reportedRole();
 	release(std::move(entry), !m.keeps(role));
 	return true;
 }
@@ -235,7 +235,7 @@ bool EndpointPool::openIdle()
 void EndpointPool::adopt(Session::Ptr session)
 {
 	if (!session) return;
-	session->setStatementCounters(_impl->statements);
+	session->control().setStatementCounters(_impl->statements);
 	PoolManager::Impl& m = *_manager._impl;
 	try
 	{
@@ -249,7 +249,7 @@ void EndpointPool::adopt(Session::Ptr session)
 		{
 		}
 		ServerRole role = session->role();
-		if (role == ServerRole::Unknown) role = session->reportedRole();
+		if (role == ServerRole::Unknown) role = session->control().reportedRole();
 		std::lock_guard<std::mutex> lock(m.mutex);
 		if (role != ServerRole::Unknown) _impl->learnRole(role);
 		if (session->isBroken() || !m.options.keepIdle || _impl->draining || !m.hasRoomLocked(*this) || !m.keeps(role))

@@ -46,10 +46,10 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		if (!broken)
 		{
 			// Whatever the reset: end the lease's open portal and read-ahead rows, put back its command
-			// timeout; a COPY left open makes the session unusable (Session::endLease()).
+			// timeout; a COPY left open makes the session unusable (SessionControl::endLease()).
 			try
 			{
-				broken = !session.endLease();
+				broken = !session.control().endLease();
 			}
 			catch (...)
 			{
@@ -92,10 +92,10 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		};
 
 		// Nothing to reset now: No Reset On Close, or a session with no transaction open that sends its
-		// DISCARD ALL in front of its next command (Session::deferReset(), doc/performance.md R3). Decide
+		// DISCARD ALL in front of its next command (SessionControl::deferReset(), doc/performance.md R3). Decide
 		// and park in one lock section with one clock read (R2).
 		const bool discardAll = !m.settings.noResetOnClose;
-		if (!broken && session.transactionStatus() == TransactionStatus::Idle && (!discardAll || session.deferReset()))
+		if (!broken && session.transactionStatus() == TransactionStatus::Idle && (!discardAll || session.control().deferReset()))
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			const Poco::Timestamp now = m.clock->now();
@@ -117,7 +117,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		{
 			try
 			{
-				session.reset(discardAll);
+				session.control().reset(discardAll);
 			}
 			catch (...)
 			{
@@ -158,7 +158,7 @@ void EndpointPool::flushPendingResets()
 		for (auto it = _impl->idle.begin(); it != _impl->idle.end();)
 		{
 			PoolEntry& entry = **it;
-			if (entry.session->isResetPending() && now - entry.info.lastReturned >= PENDING_RESET_FLUSH.totalMicroseconds())
+			if (entry.session->control().isResetPending() && now - entry.info.lastReturned >= PENDING_RESET_FLUSH.totalMicroseconds())
 			{
 				due.push_back(std::move(*it));
 				it = _impl->idle.erase(it);
@@ -177,7 +177,7 @@ void EndpointPool::flushPendingResets()
 		bool broken = false;
 		try
 		{
-			entry->session->reset(true);
+			entry->session->control().reset(true);
 		}
 		catch (...)
 		{

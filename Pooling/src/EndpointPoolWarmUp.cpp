@@ -93,14 +93,14 @@ void EndpointPool::warmUpPool(bool background)
 			{
 				session = m.factory->open(_endpoint, m.settings);
 				if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
-				session->setStatementCounters(_impl->statements);
+				session->control().setStatementCounters(_impl->statements);
 				if (m.filtersRoles())
 				{
 					// The role decides whether the session may stay: reported at startup (PostgreSQL 14+: no
 					// round trip), else probed.
 					role = session->role();
-					if (role == ServerRole::Unknown) role = session->reportedRole();
-					if (role == ServerRole::Unknown) role = session->probeRole(false);
+					if (role == ServerRole::Unknown) role = session->control().reportedRole();
+					if (role == ServerRole::Unknown) role = session->control().probeRole(false);
 				}
 			}
 			catch (...)

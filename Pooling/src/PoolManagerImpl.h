@@ -131,7 +131,7 @@ struct EndpointPool::Impl
 	int minSize = 0;                       /// effective minimum (never above maxSize)
 	int maxSize = 0;                       /// effective maximum; 0: no limit
 	std::shared_ptr<StatementCounters> statements = std::make_shared<StatementCounters>();
-		/// what this pool's sessions add their statement counters to (Session::setStatementCounters)
+		/// what this pool's sessions add their statement counters to (SessionControl::setStatementCounters)
 
 	int total() const
 	{
@@ -144,7 +144,7 @@ struct EndpointPool::Impl
 		/// startup: for a session just opened). Call with the manager's mutex held.
 	{
 		ServerRole role = session.role();
-		if (role == ServerRole::Unknown && orReported) role = session.reportedRole();
+		if (role == ServerRole::Unknown && orReported) role = session.control().reportedRole();
 		if (role != ServerRole::Unknown) learnRole(role);
 	}
 

@@ -21,7 +21,7 @@ set(layers protocol connect session)
 # (doc/architecture.md, "Public surface"). Every other header lives in its layer's folder under src/.
 set(public_protocol BinaryCopyReader.h Notification.h Parameter.h QueryResult.h TypeOid.h ValueCodec.h)
 set(public_connect OpenCancellation.h StartupGate.h)
-set(public_session CommitOutcome.h CopyIn.h Pipeline.h PreparedStatement.h Session.h Transaction.h)
+set(public_session CommitOutcome.h CopyIn.h Pipeline.h PreparedStatement.h Session.h SessionControl.h Transaction.h)
 
 set(MODULE_DIR "${TRANSPORT_DIR}")
 set(LAYERS ${layers})

@@ -12,6 +12,7 @@ namespace BlueTusk {
 namespace Test {
 
 FakeSession::FakeSession(FakeWorld::Ptr world, const BlueTuskHostEndpoint& endpoint, int id):
+	SessionControl(static_cast<Session&>(*this)),
 	_world(std::move(world)),
 	_endpoint(endpoint),
 	_key(endpoint.toString()),

@@ -19,7 +19,7 @@
 namespace BlueTusk {
 namespace Test {
 
-class FakeSession: public Session
+class FakeSession: public Session, public SessionControl
 {
 public:
 	FakeSession(FakeWorld::Ptr world, const BlueTuskHostEndpoint& endpoint, int id);
@@ -37,6 +37,7 @@ public:
 	void failNextReset() { _failReset = true; }
 	bool wasClosed() const { return _closed; }
 
+	SessionControl& control() override { return *this; }
 	const BlueTuskHostEndpoint& endpoint() const override;
 	std::string connectedAddress() const override;
 	ServerRole role() const override;

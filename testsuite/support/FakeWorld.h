@@ -72,7 +72,7 @@ public:
 	std::atomic<int> failNextOpens{0};         /// the next N opens throw BlueTuskTransportException
 	std::atomic<int> openFailurePermille{0};   /// random open failures (per 1000)
 	std::atomic<bool> refuseOpens{false};      /// every open throws BlueTuskServerException 53300 (too many)
-	std::atomic<bool> deferResets{false};      /// sessions accept Session::deferReset() (as ProtocolSession)
+	std::atomic<bool> deferResets{false};      /// sessions accept SessionControl::deferReset() (as ProtocolSession)
 	std::atomic<bool> roleFollowsServer{false};
 		/// role() gives the endpoint's role of the moment (a session told of every change at once, no
 		/// probe needed); otherwise the role of the last probe, or of a targeted open (PostgreSQL 14+

@@ -186,8 +186,8 @@ public:
 		/// Returns a leased session. A broken one (or one whose isBroken() is true) is closed; otherwise
 		/// it is reset (unless No Reset On Close: DISCARD ALL; with a transaction open: ROLLBACK, and
 		/// DISCARD ALL at once, outside the lock; with none: DISCARD ALL deferred to the front of the
-		/// session's next command, Session::deferReset(), so the return costs no round trip; none at all
-		/// when the session ran nothing since its last reset, Session::ranSinceReset()), then handed
+		/// session's next command, SessionControl::deferReset(), so the return costs no round trip; none at all
+		/// when the session ran nothing since its last reset, SessionControl::ranSinceReset()), then handed
 		/// to the first waiter whose set contains this pool, or kept idle if the EvictionPolicy agrees and
 		/// pooling is on, else closed. A session whose reset fails is closed. Never throws.
 
@@ -251,7 +251,7 @@ public:
 		/// second).
 
 	static const Poco::Timespan PENDING_RESET_FLUSH;
-		/// One second: how long an idle session's deferred DISCARD ALL (Session::deferReset()) may wait
+		/// One second: how long an idle session's deferred DISCARD ALL (SessionControl::deferReset()) may wait
 		/// for the session's next command before pruning sends it on its own.
 
 	void warmUp();

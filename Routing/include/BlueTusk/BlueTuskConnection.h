@@ -152,7 +152,7 @@ private:
 
 	void checkOpen() const;
 	bool relearnRole();
-		/// close() for a session with Session::roleChangeSuspected(): one forced role probe, whose result
+		/// close() for a session with SessionControl::roleChangeSuspected(): one forced role probe, whose result
 		/// becomes the endpoint's learned role (pool and host states). False when the session broke.
 
 	PoolEntryPtr _entry;                         /// the session, until close()

@@ -147,7 +147,7 @@ ServerRole BlueTuskConnection::role() const
 	{
 		try
 		{
-			role = session.probeRole(false);
+			role = session.control().probeRole(false);
 		}
 		catch (Poco::Exception&)
 		{
@@ -180,7 +180,7 @@ namespace {
 void boundOwnRoundTrips(Session& session, const ConnectionSettings* settings)
 	/// Before BlueTusk's own statements on a returning lease (the Read Your Writes token, the ROLLBACK of
 	/// the wrong-node re-probe): the command timeout becomes the shorter of Timeout and the lease's (0:
-	/// none), so a frozen server costs that at most; Session::endLease() puts the connection string's
+	/// none), so a frozen server costs that at most; SessionControl::endLease() puts the connection string's
 	/// back when the lease returns (doc/reliability.md, finding 17).
 {
 	if (!settings || settings->connectTimeout.totalMicroseconds() <= 0) return;
@@ -274,7 +274,7 @@ void BlueTuskConnection::close()
 	{
 		// Read Your Writes: a write lease on a read-write primary leaves its token with the data source.
 		Session& session = *_entry->session;
-		const ServerRole role = session.role() != ServerRole::Unknown ? session.role() : session.reportedRole();
+		const ServerRole role = session.role() != ServerRole::Unknown ? session.role() : session.control().reportedRole();
 		if (!session.isBroken() && role == ServerRole::Primary && session.transactionStatus() == TransactionStatus::Idle)
 		{
 			try
@@ -298,7 +298,7 @@ void BlueTuskConnection::close()
 		// Back to the owning pool, which discards a broken session (doc/pooling.md).
 		EndpointPool* pool = _entry->pool;
 		bool broken = !_entry->session || _entry->session->isBroken();
-		if (!broken && _entry->session->roleChangeSuspected()) broken = !relearnRole();
+		if (!broken && _entry->session->control().roleChangeSuspected()) broken = !relearnRole();
 		if (pool)
 		{
 			pool->release(std::move(_entry), broken);
@@ -324,7 +324,7 @@ bool BlueTuskConnection::relearnRole()
 	{
 		boundOwnRoundTrips(session, _settings);
 		if (session.transactionStatus() != TransactionStatus::Idle) session.executeSimple("ROLLBACK");
-		const ServerRole role = session.probeRole(true);
+		const ServerRole role = session.control().probeRole(true);
 		if (_entry->pool) _entry->pool->setLastKnownRole(role);
 		if (_hostStates && _entry->pool) _hostStates->setRole(_entry->pool->endpoint(), role);
 		return !session.isBroken();

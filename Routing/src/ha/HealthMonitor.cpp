@@ -258,7 +258,7 @@ void HealthMonitor::probeDown(Watcher& watcher, const std::vector<Watch>& watche
 	try
 	{
 		session = chosen.member.factory->openCancellable(watcher.endpoint, settings, cancellation);
-		if (session) role = session->probeRole(false);
+		if (session) role = session->control().probeRole(false);
 	}
 	catch (Poco::Exception& exc)
 	{
@@ -316,7 +316,7 @@ void HealthMonitor::watchRole(const BlueTuskHostEndpoint& endpoint, const std::v
 		ServerRole after = ServerRole::Unknown;
 		try
 		{
-			after = entry->session->refreshRole();
+			after = entry->session->control().refreshRole();
 		}
 		catch (Poco::Exception& exc)
 		{

@@ -36,7 +36,7 @@ class HealthMonitor
 	///   - an endpoint that is not DOWN has its role watched through one idle pooled session per round (no
 	///     connection of its own): EndpointPool::takeIdleForCheck() lends the least recently returned one
 	///     when it sat idle a whole interval and the pool holds another idle session (and nobody waits), so a
-	///     checkout never needs the one being checked; Session::refreshRole() (a bare Sync on PostgreSQL 14+)
+	///     checkout never needs the one being checked; SessionControl::refreshRole() (a bare Sync on PostgreSQL 14+)
 	///     reads the role. A demotion (Primary to Standby or Primary read-only) updates the registry and every
 	///     registered pool's last known role and closes the endpoint's idle sessions in every data source at
 	///     once; a promotion updates the role.

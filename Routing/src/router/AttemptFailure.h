@@ -35,7 +35,7 @@ struct AttemptFailure
 	std::string fullText;  /// the exception's displayText() (per-address diagnostics included)
 
 	static AttemptFailure classify(const Poco::Exception& exc, const ConnectionSettings& settings, bool cancelled = false);
-		/// Classifies exc (as thrown by SessionFactory::open or Session::probeRole).
+		/// Classifies exc (as thrown by SessionFactory::open or SessionControl::probeRole).
 };
 
 } } // namespace BlueTusk::Detail

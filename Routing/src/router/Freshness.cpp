@@ -223,7 +223,7 @@ ServerRole FreshnessRule::probe(Session& session)
 		}
 	}
 	Lsn replayed, received;
-	const ServerRole role = session.probeRoleAndWal(replayed, received);
+	const ServerRole role = session.control().probeRoleAndWal(replayed, received);
 	_state.noteProbe(session.endpoint(), role, replayed, received);
 	Probed probed;
 	probed.role = role;

@@ -49,7 +49,7 @@ public:
 		/// The newest token noted (0/0: none).
 
 	void noteProbe(const BlueTuskHostEndpoint& endpoint, ServerRole role, Lsn replayed, Lsn received);
-		/// The answer of a role-and-WAL probe (Session::probeRoleAndWal()), or a primary's position
+		/// The answer of a role-and-WAL probe (SessionControl::probeRoleAndWal()), or a primary's position
 		/// (replayed = received = pg_current_wal_lsn()): a primary's advances primaryPosition(); a
 		/// standby's replay position and lag go into its endpoint's statistics.
 
@@ -107,7 +107,7 @@ public:
 		/// extra round trip).
 
 	ServerRole probe(Session& session);
-		/// Session::probeRoleAndWal(), remembered for refine() and noted in the state.
+		/// SessionControl::probeRoleAndWal(), remembered for refine() and noted in the state.
 
 	RoleVerdict refine(const Session& session, ServerRole role, RoleVerdict verdict, std::string& reason);
 		/// The verdict after the rules; reason says why it changed ("standby 4.2 MB behind, Max Standby Lag

@@ -259,15 +259,15 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 	if (_request.target->needsRole())
 	{
 		// doc/pooling.md, checkout step 2: a pooled session's role is refreshed before a targeted checkout accepts it, with
-		// the cheapest round trip that gives a fresh one (Session::refreshRole(): a bare Sync on PostgreSQL
+		// the cheapest round trip that gives a fresh one (SessionControl::refreshRole(): a bare Sync on PostgreSQL
 		// 14+), or not at all while a ReadyForQuery confirmed it less than Role Recheck Milliseconds ago.
 		// The freshness rules need the WAL positions: their probe (doc/freshness.md).
 		try
 		{
 			Session& session = *entry->session;
 			if (_request.freshness) role = _request.freshness->probe(session);
-			else if (session.roleConfirmedWithin(_settings.roleRecheck)) role = session.role();
-			else role = session.refreshRole();
+			else if (session.control().roleConfirmedWithin(_settings.roleRecheck)) role = session.role();
+			else role = session.control().refreshRole();
 		}
 		catch (Poco::Exception& exc)
 		{
@@ -342,7 +342,7 @@ void Router::openOne(Slot& slot, PassState& state)
 	try
 	{
 		entry = slot.pool->openReserved();
-		if (_request.target->needsRole()) role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->probeRole(false);
+		if (_request.target->needsRole()) role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->control().probeRole(false);
 	}
 	catch (Poco::Exception& exc)
 	{

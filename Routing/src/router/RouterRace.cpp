@@ -108,7 +108,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 				try
 				{
 					attempt->entry = attempt->slot->pool->openReserved(attempt->cancellation);
-					if (needsRole) attempt->role = freshness ? freshness->probe(*attempt->entry->session) : attempt->entry->session->probeRole(false);
+					if (needsRole) attempt->role = freshness ? freshness->probe(*attempt->entry->session) : attempt->entry->session->control().probeRole(false);
 				}
 				catch (Poco::Exception& exc)
 				{

@@ -34,6 +34,7 @@ std::atomic<Poco::UInt64> nextSessionId{1};
 
 
 ProtocolSession::ProtocolSession(const BlueTuskHostEndpoint& endpoint):
+	SessionControl(static_cast<Session&>(*this)),
 	_endpoint(endpoint),
 	_reader(MessageReader::STARTUP_MAX_LENGTH, MessageReader::DEFAULT_MAX_SHORT_LENGTH),
 	_sessionId(nextSessionId.fetch_add(1))
@@ -44,6 +45,12 @@ ProtocolSession::ProtocolSession(const BlueTuskHostEndpoint& endpoint):
 ProtocolSession::~ProtocolSession()
 {
 	close();
+}
+
+
+SessionControl& ProtocolSession::control()
+{
+	return *this;
 }
 
 
@@ -68,7 +75,7 @@ ServerRole ProtocolSession::role() const
 ServerRole ProtocolSession::reportedRole() const
 {
 	if (_transactionPooling) return ServerRole::Unknown;
-	return Session::reportedRole();
+	return SessionControl::reportedRole();
 }
 
 

@@ -35,7 +35,7 @@ class GssClient;
 }
 
 
-class BlueTusk_Transport_API ProtocolSession: public Session
+class BlueTusk_Transport_API ProtocolSession: public Session, public SessionControl
 	/// A Session over the PostgreSQL protocol 3.0 (PostgreSQL docs chapter 55), created by
 	/// ProtocolSessionFactory (which calls startup() on a connected socket under the host deadline).
 	///
@@ -81,8 +81,9 @@ public:
 		/// password available). When settings.targetSessionAttributes is not Any, the role is probed
 		/// (probeRole(false)) before it returns, under the same deadline.
 
-	// Session
+	// Session (and SessionControl: the role, reset and lease hooks among them)
 
+	SessionControl& control();
 	const BlueTuskHostEndpoint& endpoint() const;
 	std::string connectedAddress() const;
 	ServerRole role() const;

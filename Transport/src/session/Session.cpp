@@ -15,68 +15,6 @@ Session::~Session()
 }
 
 
-bool Session::roleChangeSuspected() const
-{
-	return false;
-}
-
-
-ServerRole Session::probeRoleAndWal(Lsn& replayed, Lsn& received)
-{
-	replayed = Lsn();
-	received = Lsn();
-	return probeRole(true);
-}
-
-
-ServerRole Session::reportedRole() const
-{
-	const std::string hotStandby = parameterStatus("in_hot_standby");
-	const std::string readOnly = parameterStatus("default_transaction_read_only");
-	if (hotStandby.empty() || readOnly.empty()) return ServerRole::Unknown;
-	if (hotStandby == "on") return ServerRole::Standby;
-	if (readOnly == "on") return ServerRole::PrimaryReadOnly;
-	return ServerRole::Primary;
-}
-
-
-ServerRole Session::refreshRole()
-{
-	return probeRole(true);
-}
-
-
-bool Session::roleConfirmedWithin(const Poco::Timespan&) const
-{
-	return false;
-}
-
-
-bool Session::ranSinceReset() const
-{
-	return true;
-}
-
-
-bool Session::deferReset()
-{
-	return false;
-}
-
-
-bool Session::endLease()
-{
-	if (isFetching()) endFetch();
-	return !isBroken();
-}
-
-
-bool Session::isResetPending() const
-{
-	return false;
-}
-
-
 namespace {
 
 [[noreturn]] void unsupported(const char* what)
@@ -85,17 +23,6 @@ namespace {
 }
 
 } // namespace
-
-
-StatementStatistics StatementCounters::snapshot() const
-{
-	StatementStatistics s;
-	s.prepared = prepared.load(std::memory_order_relaxed);
-	s.cacheHits = cacheHits.load(std::memory_order_relaxed);
-	s.evictions = evictions.load(std::memory_order_relaxed);
-	s.reprepared = reprepared.load(std::memory_order_relaxed);
-	return s;
-}
 
 
 void Session::executeSimpleSequence(const std::vector<std::string>& queries, std::vector<std::vector<QueryResult>>& answers)
@@ -247,11 +174,6 @@ void Session::unprepare(const PreparedStatement&)
 StatementStatistics Session::statementStatistics() const
 {
 	return StatementStatistics();
-}
-
-
-void Session::setStatementCounters(std::shared_ptr<StatementCounters>)
-{
 }
 
 

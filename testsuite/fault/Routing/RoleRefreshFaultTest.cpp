@@ -126,7 +126,7 @@ public:
 			BlueTuskConnection next = servers.dataSource->open();
 			CPPUNIT_ASSERT_EQUAL(servers.first.endpoint().toString(), next.connectedEndpoint().toString());
 			CPPUNIT_ASSERT(next.role() == ServerRole::Standby);
-			CPPUNIT_ASSERT(next.session().isResetPending());   // nothing was sent at checkout
+			CPPUNIT_ASSERT(next.session().control().isResetPending());   // nothing was sent at checkout
 		}
 		CPPUNIT_ASSERT_EQUAL(before, servers.first.queries().size());
 	}
@@ -154,8 +154,8 @@ public:
 		for (int i = 0; i < 3; ++i)
 		{
 			BlueTuskConnection lease = dataSource->open();   // a checkout and a return, nothing run
-			CPPUNIT_ASSERT(!lease.session().isResetPending());
-			CPPUNIT_ASSERT(!lease.session().ranSinceReset());
+			CPPUNIT_ASSERT(!lease.session().control().isResetPending());
+			CPPUNIT_ASSERT(!lease.session().control().ranSinceReset());
 		}
 		{
 			BlueTuskConnection lease = dataSource->open();
@@ -163,13 +163,13 @@ public:
 		}
 		{
 			BlueTuskConnection lease = dataSource->open();
-			CPPUNIT_ASSERT(lease.session().isResetPending());   // the last lease ran something
+			CPPUNIT_ASSERT(lease.session().control().isResetPending());   // the last lease ran something
 		}
 		{
 			BlueTuskConnection lease = dataSource->open();   // ran nothing, but the reset still pends
-			CPPUNIT_ASSERT(lease.session().isResetPending());
+			CPPUNIT_ASSERT(lease.session().control().isResetPending());
 			lease.executeSimple("SELECT 'second'");
-			CPPUNIT_ASSERT(!lease.session().isResetPending());
+			CPPUNIT_ASSERT(!lease.session().control().isResetPending());
 		}
 		const std::vector<std::string> queries = server.queries();
 		CPPUNIT_ASSERT_EQUAL(1L, countOf(queries, "DISCARD ALL"));

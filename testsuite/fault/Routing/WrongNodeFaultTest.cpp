@@ -77,7 +77,7 @@ public:
 			}
 			CPPUNIT_ASSERT_EQUAL(std::string("25006"), sqlState);   // the error reaches the caller
 			CPPUNIT_ASSERT_MESSAGE(message, message.find(first.hostAndPort()) != std::string::npos);
-			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+			CPPUNIT_ASSERT(lease.session().control().roleChangeSuspected());
 			CPPUNIT_ASSERT(lease.session().role() == ServerRole::Unknown);
 		}
 		// Returned: re-probed, and the endpoint is known as a standby everywhere the router looks.
@@ -112,7 +112,7 @@ public:
 			std::vector<QueryResult> results = lease.executeSimple("SELECT 1");
 			CPPUNIT_ASSERT_EQUAL(std::size_t(1), results.at(0).rows.size());
 			CPPUNIT_ASSERT(lease.role() == ServerRole::Primary);            // reported on the lease
-			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+			CPPUNIT_ASSERT(lease.session().control().roleChangeSuspected());
 		}
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(server.endpoint()).lastKnownRole == ServerRole::Primary);
 		CPPUNIT_ASSERT(connector.hostState(server.endpoint()).role == ServerRole::Primary);
@@ -129,12 +129,12 @@ public:
 		{
 			BlueTuskConnection lease = dataSource->open();
 			CPPUNIT_ASSERT_THROW(lease.executeSimple(INSERT), BlueTuskServerException);
-			CPPUNIT_ASSERT(lease.session().roleChangeSuspected());
+			CPPUNIT_ASSERT(lease.session().control().roleChangeSuspected());
 		}
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(primary.endpoint()).lastKnownRole == ServerRole::Primary);
 		BlueTuskConnection next = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(primary.endpoint().toString(), next.connectedEndpoint().toString());
-		CPPUNIT_ASSERT(!next.session().roleChangeSuspected());
+		CPPUNIT_ASSERT(!next.session().control().roleChangeSuspected());
 	}
 };
 

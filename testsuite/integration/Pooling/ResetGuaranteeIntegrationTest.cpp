@@ -88,16 +88,16 @@ public:
 		std::string pid;
 		{
 			BlueTuskConnection lease = dataSource->open();
-			CPPUNIT_ASSERT(!lease.session().ranSinceReset());   // new
+			CPPUNIT_ASSERT(!lease.session().control().ranSinceReset());   // new
 		}
 		{
 			BlueTuskConnection lease = dataSource->open();
-			CPPUNIT_ASSERT(!lease.session().isResetPending());
+			CPPUNIT_ASSERT(!lease.session().control().isResetPending());
 			pid = scalar(lease, "SELECT pg_backend_pid()");
 		}
 		{
 			BlueTuskConnection lease = dataSource->open();
-			CPPUNIT_ASSERT(lease.session().isResetPending());
+			CPPUNIT_ASSERT(lease.session().control().isResetPending());
 			CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));
 		}
 	}

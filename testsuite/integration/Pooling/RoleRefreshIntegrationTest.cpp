@@ -36,15 +36,15 @@ public:
 		Session& session = lease.session();
 		CPPUNIT_ASSERT(session.role() == ServerRole::Standby);
 		CPPUNIT_ASSERT_EQUAL(std::string("on"), session.parameterStatus("in_hot_standby"));
-		CPPUNIT_ASSERT(!session.ranSinceReset());
-		CPPUNIT_ASSERT(session.refreshRole() == ServerRole::Standby);   // the Sync on a standby: still on
+		CPPUNIT_ASSERT(!session.control().ranSinceReset());
+		CPPUNIT_ASSERT(session.control().refreshRole() == ServerRole::Standby);   // the Sync on a standby: still on
 
 		CPPUNIT_ASSERT_EQUAL(0, cluster().runClusterCommand("promote 2"));
 		CPPUNIT_ASSERT(session.role() == ServerRole::Standby);   // an idle session hears nothing by itself
-		CPPUNIT_ASSERT(session.refreshRole() == ServerRole::Primary);
+		CPPUNIT_ASSERT(session.control().refreshRole() == ServerRole::Primary);
 		CPPUNIT_ASSERT_EQUAL(std::string("off"), session.parameterStatus("in_hot_standby"));
-		CPPUNIT_ASSERT(!session.ranSinceReset());   // the Sync ran no statement
-		CPPUNIT_ASSERT(!session.isResetPending());
+		CPPUNIT_ASSERT(!session.control().ranSinceReset());   // the Sync ran no statement
+		CPPUNIT_ASSERT(!session.control().isResetPending());
 		CPPUNIT_ASSERT_EQUAL(std::string("f"), lease.executeSimple("SELECT pg_is_in_recovery()").front().rows.at(0).at(0).value());
 	}
 };

@@ -231,7 +231,7 @@ public:
 
 	void testDeferredReset()
 	{
-		// Session::deferReset(): nothing is sent when the session goes back to its pool; DISCARD ALL goes in
+		// SessionControl::deferReset(): nothing is sent when the session goes back to its pool; DISCARD ALL goes in
 		// front of the next command (simple, extended or the role probe), and that command already sees a
 		// clean session.
 		ProtocolSession::Ptr session = openNode(1);
