@@ -381,7 +381,7 @@ std::vector<std::string> DataSourceSubsystem::names() const
 }
 
 
-RoutingContext& DataSourceSubsystem::connector()
+RoutingContext& DataSourceSubsystem::routingContext()
 {
 	return _connector;
 }

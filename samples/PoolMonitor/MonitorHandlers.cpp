@@ -231,7 +231,7 @@ Poco::JSON::Object::Ptr monitorStats(const MonitorContext& context, const std::s
 	body->set("aggregate", stats->get("aggregate"));
 	body->set("hosts", stats->get("hosts"));
 	Poco::JSON::Object::Ptr learned = newObject();
-	const RoutingContext& routing = dataSource->connector();
+	const RoutingContext& routing = dataSource->routingContext();
 	Poco::Timestamp now;
 	for (const auto& endpoint: dataSource->settings().endpoints)
 	{

@@ -204,8 +204,14 @@ public:
 	const ConnectionSettings& settings() const;
 		/// The parsed settings.
 
-	RoutingContext& connector() const;
-		/// The connector this data source resolves policies and learns host states through.
+	RoutingContext& routingContext() const;
+		/// The routing context this data source resolves policies and learns host states through.
+
+	[[deprecated("use routingContext()")]] RoutingContext& connector() const
+		/// The old name of routingContext() (from when RoutingContext was called Connector).
+	{
+		return routingContext();
+	}
 
 private:
 	BlueTuskDataSource(const ConnectionSettings& settings, const RoutingContext& connector);

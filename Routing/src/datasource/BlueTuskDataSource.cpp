@@ -541,7 +541,7 @@ const ConnectionSettings& BlueTuskDataSource::settings() const
 }
 
 
-RoutingContext& BlueTuskDataSource::connector() const
+RoutingContext& BlueTuskDataSource::routingContext() const
 {
 	return _impl->connector;
 }

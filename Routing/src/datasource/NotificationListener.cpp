@@ -74,7 +74,7 @@ NotificationListener::NotificationListener(const ConnectionSettings& settings, R
 
 
 NotificationListener::NotificationListener(const BlueTuskDataSource& dataSource, TargetSessionAttributes target):
-	NotificationListener(dataSource.settings(), dataSource.connector(), target)
+	NotificationListener(dataSource.settings(), dataSource.routingContext(), target)
 {
 }
 

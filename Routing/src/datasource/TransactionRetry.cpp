@@ -62,7 +62,7 @@ bool retryable(const Poco::Exception& exc, bool readOnlyWork, RetryCause& cause)
 
 unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const std::string& retryPolicy, const TransactionOptions& options)
 {
-	RetryPolicy::Ptr policy = connector().retryPolicy(retryPolicy);
+	RetryPolicy::Ptr policy = routingContext().retryPolicy(retryPolicy);
 	return runInTransaction(work, *policy, options);
 }
 
@@ -80,7 +80,7 @@ unsigned BlueTuskDataSource::runInTransaction(const UnitOfWork& work, const Retr
 unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, const UnitOfWork& work, const std::string& retryPolicy,
 	const TransactionOptions& options)
 {
-	RetryPolicy::Ptr policy = connector().retryPolicy(retryPolicy);
+	RetryPolicy::Ptr policy = routingContext().retryPolicy(retryPolicy);
 	return runInTransaction(target, work, *policy, options);
 }
 

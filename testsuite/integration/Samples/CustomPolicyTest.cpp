@@ -86,7 +86,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(endpointOf(1), landedOn(subsystem, "none", TargetSessionAttributes::Any));
 		CPPUNIT_ASSERT_EQUAL(endpointOf(2), landedOn(subsystem, "none", TargetSessionAttributes::Standby));
 		// The plugin's policy is listed next to the standard ones.
-		std::vector<std::string> names = subsystem.connector().policyNames(PolicyFamily::HostOrder);
+		std::vector<std::string> names = subsystem.routingContext().policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "preferred-hosts") != names.end());
 	}
 

@@ -13,7 +13,7 @@
 #include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPRequest.h"
@@ -32,13 +32,13 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture: FakeConnector
+struct Fixture: FakeRoutingContext
 {
 	PrometheusExporter exporter;
 
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
 	{
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra), connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra), context);
 		exporter.attach(dataSource);
 		return dataSource;
 	}
@@ -177,7 +177,7 @@ public:
 	void testWaitOf200msLandsInItsBucket()
 	{
 		Fixture f;
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.context);
 		dataSource->open().close();   // one idle session
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		BlueTuskConnection waited = checkoutBehindLease(*dataSource, 200);
@@ -193,7 +193,7 @@ public:
 	{
 		Fixture f;
 		f.world->script("a:5432", FakeHost::primary(60));
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Maximum Pool Size=1;Checkout Timeout=5"), f.context);
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		{
 			BlueTuskConnection lease = dataSource->open();   // a new session: about 60 ms to create
@@ -233,7 +233,7 @@ public:
 		Fixture f;
 		f.world->script("a:5432", FakeHost::standby());
 		f.world->script("b:5432", FakeHost::primary());
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", ""), f.connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", ""), f.context);
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		dataSource->open(TargetSessionAttributes::Primary).close();
 		auto snapshot = observer->snapshot();
@@ -275,8 +275,8 @@ public:
 
 	void testNoObserverByDefault()
 	{
-		RoutingContext connector{std::make_shared<FakeSessionFactory>()};
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), connector);
+		RoutingContext context{std::make_shared<FakeSessionFactory>()};
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), context);
 		CPPUNIT_ASSERT(dataSource->observer() == nullptr);
 		dataSource->open().close();
 		PrometheusExporter exporter;
@@ -289,7 +289,7 @@ public:
 	{
 		// Four threads, each its own shard: every checkout and return counted once, fast path or not.
 		Fixture f;
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Maximum Pool Size=2;Checkout Timeout=10"), f.connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Maximum Pool Size=2;Checkout Timeout=10"), f.context);
 		MetricsObserver::Ptr observer = f.exporter.attach(dataSource);
 		const int THREADS = 4, ROUNDS = 500;
 		std::vector<std::thread> threads;

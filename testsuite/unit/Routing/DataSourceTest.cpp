@@ -9,7 +9,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -22,12 +22,12 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture: FakeConnector
+struct Fixture: FakeRoutingContext
 {
 
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
 	{
-		return BlueTuskDataSource::create(fakeConnectionString(hosts, extra), connector);
+		return BlueTuskDataSource::create(fakeConnectionString(hosts, extra), context);
 	}
 };
 
@@ -420,7 +420,7 @@ public:
 
 	void testIdleFastPathFollowsHostStates()
 	{
-		// The idle fast path (target any) skips an endpoint the connector learned is DOWN, for Host Recheck
+		// The idle fast path (target any) skips an endpoint the routing context learned is DOWN, for Host Recheck
 		// Seconds, and notices every change of the host states (its per-endpoint cache is per generation).
 		Fixture f;
 		auto dataSource = f.create("a,b", "Maximum Pool Size=1");
@@ -433,14 +433,14 @@ public:
 		auto hostOfNextLease = [&dataSource]() { return dataSource->open().connectedEndpoint().host(); };
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		const BlueTuskHostEndpoint a("a", 5432);
-		Detail::hostStatesOf(f.connector).markDown(a, "refused");
+		Detail::hostStatesOf(f.context).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());   // cached, same answer
-		Detail::hostStatesOf(f.connector).markUp(a, ServerRole::Unknown);
+		Detail::hostStatesOf(f.context).markUp(a, ServerRole::Unknown);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
-		Detail::hostStatesOf(f.connector).markDown(a, "timed out");
+		Detail::hostStatesOf(f.context).markDown(a, "timed out");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
-		Detail::hostStatesOf(f.connector).forget({a});
+		Detail::hostStatesOf(f.context).forget({a});
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(2, dataSource->getPoolStatistics().total);   // idle sessions only, nothing new
 
@@ -450,7 +450,7 @@ public:
 			BlueTuskConnection first = noRecheck->open();
 			BlueTuskConnection second = noRecheck->open();
 		}
-		Detail::hostStatesOf(f.connector).markDown(a, "refused");
+		Detail::hostStatesOf(f.context).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), noRecheck->open().connectedEndpoint().host());
 	}
 };

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/RoutingContext.h"
 #include "router/HostStateRegistry.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -65,7 +65,7 @@ public:
 		auto world = std::make_shared<FakeWorld>();
 		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
 		world->script("a:5432", FakeHost::refused());
-		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Health Check Interval=0.05"), connector);
+		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Health Check Interval=0.05"), context);
 		CPPUNIT_ASSERT(threadCount() >= threadsBefore + 2);   // a watcher per endpoint (and the pruner)
 		CPPUNIT_ASSERT_EQUAL(std::string("a:5432=failed,b:5432=accepted"), describeLog(dataSource->open().attemptLog()));
 		// Re-probed in the background, round after round, while checkouts go to b without trying a.
@@ -77,8 +77,8 @@ public:
 		}
 
 		world->script("a:5432", FakeHost::standby());
-		CPPUNIT_ASSERT(within([&] { return connector.hostState(BlueTuskHostEndpoint("a", 5432)).state == HostCandidate::UP; }, 3000));
-		CPPUNIT_ASSERT(connector.hostState(BlueTuskHostEndpoint("a", 5432)).role == ServerRole::Standby);
+		CPPUNIT_ASSERT(within([&] { return context.hostState(BlueTuskHostEndpoint("a", 5432)).state == HostCandidate::UP; }, 3000));
+		CPPUNIT_ASSERT(context.hostState(BlueTuskHostEndpoint("a", 5432)).role == ServerRole::Standby);
 		CPPUNIT_ASSERT(within([&] { return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).idle == 1; }, 1000));
 		CPPUNIT_ASSERT_EQUAL(1, world->connections("a:5432"));   // the probe's session, adopted
 		CPPUNIT_ASSERT(dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("a", 5432)).lastKnownRole == ServerRole::Standby);

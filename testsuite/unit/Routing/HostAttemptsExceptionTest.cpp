@@ -12,7 +12,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <memory>
@@ -41,7 +41,7 @@ int nestedCount(const Poco::Exception& exc)
 }
 
 
-struct Fixture: FakeConnector
+struct Fixture: FakeRoutingContext
 {
 
 	HostAttemptsException failure(const std::string& hosts, const std::string& extra)
@@ -49,7 +49,7 @@ struct Fixture: FakeConnector
 	{
 		try
 		{
-			BlueTuskConnection::open(connectionString(hosts, extra), connector);
+			BlueTuskConnection::open(connectionString(hosts, extra), context);
 		}
 		catch (HostAttemptsException& exc)
 		{
@@ -169,7 +169,7 @@ public:
 		// an idle pooled one (reused), refreshed and rejected again.
 		Fixture f;
 		f.world->script("a:5432", FakeHost::standby());
-		auto dataSource = BlueTuskDataSource::create(connectionString("a", "Failover Timeout=0.15"), f.connector);
+		auto dataSource = BlueTuskDataSource::create(connectionString("a", "Failover Timeout=0.15"), f.context);
 		try
 		{
 			dataSource->open(TargetSessionAttributes::Primary);
@@ -267,7 +267,7 @@ public:
 		const std::string text = "no acceptable host for target any (Host Order=sequential): a:5432: refused";
 		try
 		{
-			BlueTuskConnection::open(connectionString("a", ""), f.connector);
+			BlueTuskConnection::open(connectionString("a", ""), f.context);
 			CPPUNIT_FAIL("expected BlueTuskException");
 		}
 		catch (BlueTuskException& exc)
@@ -280,7 +280,7 @@ public:
 		}
 		try
 		{
-			BlueTuskConnection::open(connectionString("a", ""), f.connector);
+			BlueTuskConnection::open(connectionString("a", ""), f.context);
 			CPPUNIT_FAIL("expected Poco::Exception");
 		}
 		catch (Poco::Exception& exc)
@@ -291,7 +291,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL("No acceptable host: " + text, exc.displayText());
 			CPPUNIT_ASSERT_EQUAL(std::string(typeid(HostAttemptsException).name()), std::string(exc.className()));
 		}
-		CPPUNIT_ASSERT_THROW(BlueTuskConnection::open(connectionString("a", ""), f.connector), BlueTuskNoAcceptableHostException);
+		CPPUNIT_ASSERT_THROW(BlueTuskConnection::open(connectionString("a", ""), f.context), BlueTuskNoAcceptableHostException);
 	}
 
 	void testNoPassword()

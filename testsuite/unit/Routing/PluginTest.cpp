@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginRegistry.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
@@ -44,8 +44,8 @@ class PluginTest: public CppUnit::TestFixture
 public:
 	void testSearchPathOrder()
 	{
-		RoutingContext connector;
-		std::vector<std::string> path = connector.searchPath({"/site/plugins"});
+		RoutingContext context;
+		std::vector<std::string> path = context.searchPath({"/site/plugins"});
 		CPPUNIT_ASSERT(path.size() >= 3);
 		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), path.front()); // the library's own plugins first
 		CPPUNIT_ASSERT_EQUAL(std::string("/site/plugins"), path[1]);
@@ -56,15 +56,15 @@ public:
 	{
 		auto world = std::make_shared<FakeWorld>();
 		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
-		std::vector<std::string> before = connector.policyNames(PolicyFamily::HostOrder);
+		std::vector<std::string> before = context.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(before.begin(), before.end(), "reverse") == before.end());
 
-		connector.loadPlugin(reversePluginPath());
-		connector.loadPlugin(reversePluginPath()); // harmless the second time
-		std::vector<std::string> after = connector.policyNames(PolicyFamily::HostOrder);
+		context.loadPlugin(reversePluginPath());
+		context.loadPlugin(reversePluginPath()); // harmless the second time
+		std::vector<std::string> after = context.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(after == std::vector<std::string>({"parallel", "random", "reverse", "sequential"}));
 
-		BlueTuskConnection connection = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse"), connector);
+		BlueTuskConnection connection = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse"), context);
 		CPPUNIT_ASSERT_EQUAL(std::string("c"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(0, world->opens("a:5432"));
 		CPPUNIT_ASSERT_EQUAL(0, world->opens("b:5432"));
@@ -72,7 +72,7 @@ public:
 
 		// The router still applies its rules on top of the site's order: target primary skips the standby c.
 		world->script("c:5432", FakeHost::standby());
-		BlueTuskConnection second = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse;Target Session Attributes=primary"), connector);
+		BlueTuskConnection second = BlueTuskConnection::open(fakeConnectionString("a,b,c", "Host Order=reverse;Target Session Attributes=primary"), context);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), second.connectedEndpoint().host());
 	}
 
@@ -80,7 +80,7 @@ public:
 	{
 		RoutingContext connector(std::make_shared<FakeSessionFactory>());
 		BlueTuskConnection connection = BlueTuskConnection::open(
-			fakeConnectionString("a,b", "Host Order=reverse;Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR)), connector);
+			fakeConnectionString("a,b", "Host Order=reverse;Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR)), context);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 	}
 
@@ -102,7 +102,7 @@ public:
 		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
 		try
 		{
-			BlueTuskConnection::open(fakeConnectionString("a,b", "Host Order=fastest"), connector);
+			BlueTuskConnection::open(fakeConnectionString("a,b", "Host Order=fastest"), context);
 			CPPUNIT_FAIL("expected BlueTuskPluginException");
 		}
 		catch (BlueTuskPluginException& exc)
@@ -115,17 +115,17 @@ public:
 	void testPolicyNamesIgnoreCase()
 	{
 		RoutingContext connector(std::make_shared<FakeSessionFactory>());
-		CPPUNIT_ASSERT_EQUAL(std::string("parallel"), connector.hostOrderPolicy("Parallel")->name());
-		CPPUNIT_ASSERT(connector.hostOrderPolicy("PARALLEL") == connector.hostOrderPolicy("parallel"));
-		CPPUNIT_ASSERT_EQUAL(std::string("prefer-standby"), connector.targetSessionPolicy("Prefer-Standby")->name());
+		CPPUNIT_ASSERT_EQUAL(std::string("parallel"), context.hostOrderPolicy("Parallel")->name());
+		CPPUNIT_ASSERT(context.hostOrderPolicy("PARALLEL") == context.hostOrderPolicy("parallel"));
+		CPPUNIT_ASSERT_EQUAL(std::string("prefer-standby"), context.targetSessionPolicy("Prefer-Standby")->name());
 	}
 
 	void testLoadPluginErrors()
 	{
-		RoutingContext connector;
+		RoutingContext context;
 		try
 		{
-			connector.loadPlugin("/nonexistent/libNothing.so");
+			context.loadPlugin("/nonexistent/libNothing.so");
 			CPPUNIT_FAIL("expected BlueTuskPluginException");
 		}
 		catch (BlueTuskPluginException& exc)
@@ -135,7 +135,7 @@ public:
 		try
 		{
 			// A shared library without a BlueTusk manifest.
-			connector.loadPlugin(std::string(BLUETUSK_BINARY_DIR) + "/lib/libBlueTuskFoundation.so");
+			context.loadPlugin(std::string(BLUETUSK_BINARY_DIR) + "/lib/libBlueTuskFoundation.so");
 			CPPUNIT_FAIL("expected BlueTuskPluginException");
 		}
 		catch (BlueTuskPluginException& exc)
@@ -148,9 +148,9 @@ public:
 	{
 		HostOrderPolicy::Ptr policy;
 		{
-			RoutingContext connector;
-			connector.loadPlugin(reversePluginPath());
-			policy = connector.hostOrderPolicy("reverse");
+			RoutingContext context;
+			context.loadPlugin(reversePluginPath());
+			policy = context.hostOrderPolicy("reverse");
 		}
 		// The plugin library stays loaded while the policy lives.
 		CPPUNIT_ASSERT_EQUAL(std::string("reverse"), policy->name());

@@ -17,7 +17,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -34,7 +34,7 @@ struct Fixture: FakeDataSource
 {
 	void create(const std::string& hosts, const std::string& extra)
 	{
-		dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra + ";Health Check Interval=0"), connector);
+		dataSource = BlueTuskDataSource::create(fakeConnectionString(hosts, extra + ";Health Check Interval=0"), context);
 	}
 };
 

@@ -9,7 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/RoutingContext.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Thread.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -33,7 +33,7 @@ struct Fixture: FakeDataSource
 		dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b,c", "Host Order=" + order +
 			";Target Session Attributes=standby;Maximum Pool Size=10;Host Recheck Seconds=1"
 			// the rebalancer alone: the health monitor's re-probe of c would add the session it opened to c's pool
-			";Health Check Interval=0"), connector);
+			";Health Check Interval=0"), context);
 		dataSource->open(TargetSessionAttributes::Primary).close();   // a's role is known: no receiver for standbys
 		std::vector<BlueTuskConnection> leases;
 		for (int i = 0; i < 6; ++i) leases.push_back(dataSource->open());

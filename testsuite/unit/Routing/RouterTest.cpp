@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
@@ -22,12 +22,12 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct Fixture: FakeConnector
+struct Fixture: FakeRoutingContext
 {
 
 	BlueTuskConnection open(const std::string& hosts, const std::string& extra = "")
 	{
-		return BlueTuskConnection::open(fakeConnectionString(hosts, extra), connector);
+		return BlueTuskConnection::open(fakeConnectionString(hosts, extra), context);
 	}
 
 	std::string openFailure(const std::string& hosts, const std::string& extra = "")
@@ -219,10 +219,10 @@ public:
 		for (const char* host: {"a:5432", "c:5432", "d:5432"})
 		{
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(host, int(HostCandidate::DOWN),
-				int(f.connector.hostState(BlueTuskHostEndpoint(std::string(host).substr(0, 1))).state));
+				int(f.context.hostState(BlueTuskHostEndpoint(std::string(host).substr(0, 1))).state));
 		}
 		// 53300 too many connections is capacity, not a down host (doc/high-availability.md, "Storm control").
-		CPPUNIT_ASSERT(f.connector.hostState(BlueTuskHostEndpoint("b")).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(f.context.hostState(BlueTuskHostEndpoint("b")).state != HostCandidate::DOWN);
 		CPPUNIT_ASSERT_EQUAL(HostAttempt::FAILED, log[1].outcome);
 	}
 
@@ -459,7 +459,7 @@ public:
 		}
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		// A cancelled attempt does not mark the endpoint down.
-		CPPUNIT_ASSERT(f.connector.hostState(BlueTuskHostEndpoint("a")).state != HostCandidate::DOWN);
+		CPPUNIT_ASSERT(f.context.hostState(BlueTuskHostEndpoint("a")).state != HostCandidate::DOWN);
 	}
 
 	void testParallelFirstAcceptWins()

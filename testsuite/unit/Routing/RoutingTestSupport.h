@@ -7,7 +7,7 @@
 #ifndef BlueTusk_Test_RoutingTestSupport_INCLUDED
 #define BlueTusk_Test_RoutingTestSupport_INCLUDED
 
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Clock.h"
@@ -87,7 +87,7 @@ inline PoolStatistics hostStatistics(const BlueTuskDataSource::Ptr& dataSource, 
 }
 
 
-struct FakeDataSource: FakeConnector
+struct FakeDataSource: FakeRoutingContext
 	/// A data source over fake sessions, and its pools' statistics by host name.
 {
 	BlueTuskDataSource::Ptr dataSource;

@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/PluginRegistry.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <cstdlib>
@@ -60,8 +60,8 @@ class StandardPluginsTest: public CppUnit::TestFixture
 public:
 	void testOwnDirectoryComesFirst()
 	{
-		FakeConnector fake;
-		const std::vector<std::string> path = fake.connector.searchPath({"/site/plugins"});
+		FakeRoutingContext fake;
+		const std::vector<std::string> path = fake.context.searchPath({"/site/plugins"});
 		CPPUNIT_ASSERT(path.size() >= 3);
 		// The suites run against the build tree's libraries: their own directory is build/lib/bluetusk/plugins.
 		CPPUNIT_ASSERT_EQUAL(std::string(BLUETUSK_PLUGIN_BUILD_DIR), pluginRelocatedDirectory());
@@ -85,34 +85,34 @@ public:
 	void testDataSourceWithEmptySearchPath()
 	{
 		UnsetEnvironment unset("BLUETUSK_PLUGIN_PATH");
-		FakeConnector fake;
+		FakeRoutingContext fake;
 		fake.world->script("a:5432", FakeHost::standby());
-		RoutingContext& connector = fake.connector;
+		RoutingContext& context = fake.context;
 		// No Plugin Path, no BLUETUSK_PLUGIN_PATH: only the library's own directory and the install directory.
-		CPPUNIT_ASSERT_EQUAL(std::size_t(2), connector.searchPath({}).size());
-		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Target Session Attributes=primary"), connector);
+		CPPUNIT_ASSERT_EQUAL(std::size_t(2), context.searchPath({}).size());
+		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Target Session Attributes=primary"), context);
 		{
 			BlueTuskConnection connection = dataSource->open();
 			CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 		}
-		const std::vector<std::string> targets = connector.policyNames(PolicyFamily::TargetSession);
+		const std::vector<std::string> targets = context.policyNames(PolicyFamily::TargetSession);
 		CPPUNIT_ASSERT((targets == std::vector<std::string>{"any", "prefer-primary", "prefer-standby", "primary", "read-only", "read-write", "standby"}));
-		CPPUNIT_ASSERT_EQUAL(std::string("primary"), connector.targetSessionPolicy("primary")->name());
-		CPPUNIT_ASSERT((connector.policyNames(PolicyFamily::HostOrder) == std::vector<std::string>{"parallel", "random", "sequential"}));
-		CPPUNIT_ASSERT((connector.policyNames(PolicyFamily::Eviction) == std::vector<std::string>{"standard"}));
-		connector.loadStandardPlugins(); // nothing missing: does not throw
+		CPPUNIT_ASSERT_EQUAL(std::string("primary"), context.targetSessionPolicy("primary")->name());
+		CPPUNIT_ASSERT((context.policyNames(PolicyFamily::HostOrder) == std::vector<std::string>{"parallel", "random", "sequential"}));
+		CPPUNIT_ASSERT((context.policyNames(PolicyFamily::Eviction) == std::vector<std::string>{"standard"}));
+		context.loadStandardPlugins(); // nothing missing: does not throw
 	}
 
 	void testUnrelatedPluginPathKeepsTheStandardPolicies()
 	{
 		// A Plugin Path that holds none of the standard libraries: they still come from beside the library.
-		FakeConnector fake;
-		RoutingContext& connector = fake.connector;
+		FakeRoutingContext fake;
+		RoutingContext& context = fake.context;
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(
-			fakeConnectionString("a", "Plugin Path=/nonexistent/bluetusk-plugins;Target Session Attributes=read-write"), connector);
+			fakeConnectionString("a", "Plugin Path=/nonexistent/bluetusk-plugins;Target Session Attributes=read-write"), context);
 		BlueTuskConnection connection = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), connection.connectedEndpoint().host());
-		CPPUNIT_ASSERT_EQUAL(std::string("read-write"), connector.targetSessionPolicy("read-write")->name());
+		CPPUNIT_ASSERT_EQUAL(std::string("read-write"), context.targetSessionPolicy("read-write")->name());
 	}
 };
 

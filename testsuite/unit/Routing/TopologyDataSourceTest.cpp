@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include "Poco/File.h"
@@ -31,13 +31,13 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-struct TopologyFixture: FakeConnector
+struct TopologyFixture: FakeRoutingContext
 {
 	std::string file = Poco::TemporaryFile::tempName();
 
 	TopologyFixture()
 	{
-		connector.loadPlugin(std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestScriptedTopology.so");
+		context.loadPlugin(std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestScriptedTopology.so");
 		world->script("a:5432", FakeHost::primary());
 		world->script("b:5432", FakeHost::standby());
 		world->script("c:5432", FakeHost::standby());
@@ -68,7 +68,7 @@ struct TopologyFixture: FakeConnector
 	BlueTuskDataSource::Ptr create(const std::string& hosts, const std::string& extra = "")
 	{
 		return BlueTuskDataSource::create(fakeConnectionString(hosts,
-			"Topology Source=scripted:" + file + ";Topology Refresh Interval=0.05" + (extra.empty() ? "" : ";" + extra)), connector);
+			"Topology Source=scripted:" + file + ";Topology Refresh Interval=0.05" + (extra.empty() ? "" : ";" + extra)), context);
 	}
 };
 
@@ -130,7 +130,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		HostStateRegistry& states = Detail::hostStatesOf(f.connector);
+		HostStateRegistry& states = Detail::hostStatesOf(f.context);
 		const BlueTuskHostEndpoint a("a", 5432), b("b", 5432), c("c", 5432);
 		CPPUNIT_ASSERT(states.isWatched(a));   // the seed, from the start
 		CPPUNIT_ASSERT(within([&] { return states.isWatched(b) && states.isWatched(c); }));
@@ -152,19 +152,19 @@ public:
 		TopologyFixture f;
 		f.members("b:5432 standby\nc:5432 standby\n");
 		const std::string text = fakeConnectionString("a", "Topology Source=scripted:" + f.file);
-		BlueTuskConnection standby = BlueTuskConnection::open(text + ";Target Session Attributes=standby", f.connector);
+		BlueTuskConnection standby = BlueTuskConnection::open(text + ";Target Session Attributes=standby", f.context);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), standby.connectedEndpoint().host());
-		BlueTuskConnection primary = BlueTuskConnection::open(text + ";Target Session Attributes=primary", f.connector);
+		BlueTuskConnection primary = BlueTuskConnection::open(text + ";Target Session Attributes=primary", f.context);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), primary.connectedEndpoint().host());   // the seed, after the members
 		// A source that cannot be read: the written hosts alone, and the open still succeeds
 		f.members("fail monitor away\n");
-		BlueTuskConnection any = BlueTuskConnection::open(text, f.connector);
+		BlueTuskConnection any = BlueTuskConnection::open(text, f.context);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), any.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(0, f.world->opens("c:5432"));
 		// A source no plugin provides is an error naming it, on a direct open too
 		try
 		{
-			BlueTuskConnection::open(fakeConnectionString("a", "Topology Source=nosuch:somewhere"), f.connector);
+			BlueTuskConnection::open(fakeConnectionString("a", "Topology Source=nosuch:somewhere"), f.context);
 			CPPUNIT_FAIL("an unknown topology source was accepted");
 		}
 		catch (BlueTuskPluginException& exc)
@@ -341,7 +341,7 @@ public:
 		TopologyFixture f;
 		try
 		{
-			BlueTuskDataSource::create(fakeConnectionString("a", "Topology Source=nosuch:somewhere"), f.connector);
+			BlueTuskDataSource::create(fakeConnectionString("a", "Topology Source=nosuch:somewhere"), f.context);
 			CPPUNIT_FAIL("an unknown topology source must be refused");
 		}
 		catch (const BlueTuskPluginException& e)

@@ -10,7 +10,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "FakeConnector.h"
+#include "FakeRoutingContext.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
@@ -29,7 +29,7 @@ namespace {
 const std::string SECRET = "s3cret-subsystem-pw";
 const std::string HOSTS = "Host=127.0.0.1,127.0.0.2,127.0.0.3;Port=5432;Username=app;Password=" + SECRET;
 
-struct Fixture: FakeConnector
+struct Fixture: FakeRoutingContext
 {
 	Poco::AutoPtr<Poco::Util::MapConfiguration> config = new Poco::Util::MapConfiguration;
 
@@ -108,7 +108,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.reports.connectionString", HOSTS + ";Host Order=random");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		CPPUNIT_ASSERT(subsystem.isOpen());
 		CPPUNIT_ASSERT_EQUAL(std::string("BlueTusk.DataSources"), std::string(subsystem.name()));
@@ -130,7 +130,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.minimumPoolSize", "2");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		// Warm-up is synchronous: when open() returns, every endpoint holds its minimum, idle.
 		for (const auto& entry: subsystem.dataSource("main")->getHostPoolStatistics())
@@ -149,7 +149,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Minimum Pool Size=1");
 		f.set("bluetusk.dataSources.main.warmUp", "false");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		CPPUNIT_ASSERT_EQUAL(1, subsystem.dataSource("main")->settings().minPoolSize);
 		// initialize did not wait; the data source still reaches its minimum in the background.
@@ -196,7 +196,7 @@ public:
 		f.set("bluetusk.dataSources.main.targetSessionAttributes", "standby");
 		f.world->setRole("127.0.0.1:5432", ServerRole::Primary);
 		f.world->setRole("127.0.0.2:5432", ServerRole::Standby);
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		BlueTuskDataSource::Ptr dataSource = subsystem.dataSource("main");
 		CPPUNIT_ASSERT_EQUAL(3, dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("127.0.0.1", 5432)).maxSize);
@@ -209,7 +209,7 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Minimum Pool Size=1");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		{
 			BlueTuskConnection connection = subsystem.dataSource("main")->open();
@@ -230,7 +230,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.reports.connectionString", HOSTS);
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		try
 		{
@@ -249,7 +249,7 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Minimum Pool Size=1");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		BlueTuskDataSource::Ptr kept = subsystem.dataSource("main");
 		CPPUNIT_ASSERT_EQUAL(3, f.world->totalLive());
@@ -268,7 +268,7 @@ public:
 	void testNoDataSources()
 	{
 		Fixture f;
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		CPPUNIT_ASSERT(subsystem.isOpen());
 		CPPUNIT_ASSERT(subsystem.names().empty());
@@ -278,7 +278,7 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.hostOrder", "random");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<Poco::NotFoundException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString is missing"));
 		CPPUNIT_ASSERT(!subsystem.isOpen());
@@ -288,7 +288,7 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Port=5432,6432");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskConnectionStringException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString: "));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "3 hosts but 2 ports"));
@@ -300,7 +300,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.targetSessionAttributes", "fastest");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskConnectionStringException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.targetSessionAttributes: "));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "prefer-standby"));
@@ -312,7 +312,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.maximumPoolSise", "5");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskConnectionStringException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.maximumPoolSise: unknown keyword"));
 	}
@@ -323,7 +323,7 @@ public:
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.minimumPoolSize", "10");
 		f.set("bluetusk.dataSources.main.maximumPoolSize", "5");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskConnectionStringException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.*: "));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "Minimum Pool Size"));
@@ -334,7 +334,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.hostOrder", "fastest");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.hostOrder: no host order policy named \"fastest\""));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "available: parallel, random, sequential"));
@@ -344,7 +344,7 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Host Order=fastest");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString: no host order policy named \"fastest\""));
 	}
@@ -356,13 +356,13 @@ public:
 		// redacted). The message still names the property.
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", "Host=127.0.0.1;Username=app;Host Order=\"x password=hostorder-pw-1\"");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, "hostorder-pw-1"));
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString: no host order policy named \"x password=***"));
 		try
 		{
-			BlueTuskDataSource::create("Host=127.0.0.1;Username=app;Eviction Policy=\"y password=eviction-pw-2\"", f.connector);
+			BlueTuskDataSource::create("Host=127.0.0.1;Username=app;Eviction Policy=\"y password=eviction-pw-2\"", f.context);
 			CPPUNIT_FAIL("an unknown eviction policy was accepted");
 		}
 		catch (Poco::Exception& exc)
@@ -377,7 +377,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.main.evictionPolicy", "lru");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.evictionPolicy: no eviction policy named \"lru\""));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "available: standard"));
@@ -388,7 +388,7 @@ public:
 		Fixture f;
 		f.set("bluetusk.plugins", " /nonexistent/libSitePolicies.so ");
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.plugins: cannot load \"/nonexistent/libSitePolicies.so\""));
 		CPPUNIT_ASSERT(subsystem.names().empty());
@@ -406,7 +406,7 @@ public:
 		Poco::File cleanup(path);
 		f.set("bluetusk.plugins", path);
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		cleanup.remove();
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.plugins: cannot load \"" + path + "\""));
@@ -418,7 +418,7 @@ public:
 		f.set("bluetusk.dataSources.a.connectionString", HOSTS + ";Minimum Pool Size=1");
 		f.set("bluetusk.dataSources.b.connectionString", HOSTS);
 		f.set("bluetusk.dataSources.b.hostOrder", "fastest");
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.b.hostOrder: "));
 		CPPUNIT_ASSERT(!subsystem.isOpen());
@@ -439,7 +439,7 @@ public:
 			f.set("bluetusk.dataSources." + name + ".hostOrder", "random");
 			f.set("bluetusk.dataSources." + name + ".policy.seed", name == "c" ? "1234" : "42");
 		}
-		DataSourceSubsystem subsystem(f.connector);
+		DataSourceSubsystem subsystem(f.context);
 		subsystem.open(*f.config);
 		auto sequence = [&subsystem](const std::string& name)
 		{
@@ -456,8 +456,8 @@ public:
 		const std::string c = sequence("c");
 		CPPUNIT_ASSERT_EQUAL(a, b);
 		CPPUNIT_ASSERT_MESSAGE(a + "/" + c, a != c);
-		// Each data source with policy properties has a connector of its own.
-		CPPUNIT_ASSERT(&Detail::hostStatesOf(subsystem.dataSource("a")->connector()) != &Detail::hostStatesOf(subsystem.dataSource("b")->connector()));
+		// Each data source with policy properties has a routing context of its own.
+		CPPUNIT_ASSERT(&Detail::hostStatesOf(subsystem.dataSource("a")->routingContext()) != &Detail::hostStatesOf(subsystem.dataSource("b")->routingContext()));
 	}
 };
 

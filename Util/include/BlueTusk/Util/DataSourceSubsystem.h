@@ -103,9 +103,15 @@ public:
 	std::vector<std::string> names() const;
 		/// The configured data source names, sorted.
 
-	RoutingContext& connector();
-		/// The connector the plugins were loaded into and the data sources without policy.* properties
+	RoutingContext& routingContext();
+		/// The routing context the plugins were loaded into and the data sources without policy.* properties
 		/// use.
+
+	[[deprecated("use routingContext()")]] RoutingContext& connector()
+		/// The old name of routingContext() (from when RoutingContext was called Connector).
+	{
+		return routingContext();
+	}
 
 	static ConnectionSettings settingsFor(const Poco::Util::AbstractConfiguration& config, const std::string& name);
 		/// The settings of data source name: bluetusk.dataSources.<name>.connectionString parsed, then each
