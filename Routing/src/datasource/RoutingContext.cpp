@@ -381,15 +381,8 @@ RoutingContext::HostState RoutingContext::hostState(const BlueTuskHostEndpoint& 
 {
 	const HostStateRegistry& states = _impl->hostStates;
 	const HostStateRegistry::Entry entry = states.entry(endpoint);
-	HostState state;
-	state.state = entry.state;
-	state.role = entry.role;
-	state.learnedAt = entry.learnedAt;
-	state.roleLearnedAt = entry.roleLearnedAt;
-	state.reason = entry.reason;
-	state.primaryTimeline = states.primaryTimeline(endpoint);
-	state.watched = states.isWatched(endpoint);
-	return state;
+	return HostState{entry.state, entry.role, entry.learnedAt, entry.roleLearnedAt, entry.reason,
+		states.primaryTimeline(endpoint), states.isWatched(endpoint)};
 }
 
 
