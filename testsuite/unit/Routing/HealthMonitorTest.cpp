@@ -63,7 +63,7 @@ public:
 	{
 		const int threadsBefore = threadCount();
 		auto world = std::make_shared<FakeWorld>();
-		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext context(std::make_shared<FakeSessionFactory>(world));
 		world->script("a:5432", FakeHost::refused());
 		auto dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Health Check Interval=0.05"), context);
 		CPPUNIT_ASSERT(threadCount() >= threadsBefore + 2);   // a watcher per endpoint (and the pruner)

@@ -55,7 +55,7 @@ public:
 	void testSitePluginByPath()
 	{
 		auto world = std::make_shared<FakeWorld>();
-		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext context(std::make_shared<FakeSessionFactory>(world));
 		std::vector<std::string> before = context.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(before.begin(), before.end(), "reverse") == before.end());
 
@@ -78,7 +78,7 @@ public:
 
 	void testSitePluginByPluginPathSetting()
 	{
-		RoutingContext connector(std::make_shared<FakeSessionFactory>());
+		RoutingContext context(std::make_shared<FakeSessionFactory>());
 		BlueTuskConnection connection = BlueTuskConnection::open(
 			fakeConnectionString("a,b", "Host Order=reverse;Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR)), context);
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
@@ -99,7 +99,7 @@ public:
 	void testUnknownHostOrderInConnectionString()
 	{
 		auto world = std::make_shared<FakeWorld>();
-		RoutingContext connector(std::make_shared<FakeSessionFactory>(world));
+		RoutingContext context(std::make_shared<FakeSessionFactory>(world));
 		try
 		{
 			BlueTuskConnection::open(fakeConnectionString("a,b", "Host Order=fastest"), context);
@@ -114,7 +114,7 @@ public:
 
 	void testPolicyNamesIgnoreCase()
 	{
-		RoutingContext connector(std::make_shared<FakeSessionFactory>());
+		RoutingContext context(std::make_shared<FakeSessionFactory>());
 		CPPUNIT_ASSERT_EQUAL(std::string("parallel"), context.hostOrderPolicy("Parallel")->name());
 		CPPUNIT_ASSERT(context.hostOrderPolicy("PARALLEL") == context.hostOrderPolicy("parallel"));
 		CPPUNIT_ASSERT_EQUAL(std::string("prefer-standby"), context.targetSessionPolicy("Prefer-Standby")->name());
