@@ -54,6 +54,15 @@ const char* isolationSql(Poco::UInt32 ti)
 	}
 }
 
+
+std::string beginSql(Poco::UInt32 ti)
+	/// BEGIN with the isolation level in it: it holds behind a transaction pooler too, where a session-level
+	/// SET may land on another server session (doc/poolers.md, "Poco::Data behind a transaction pooler").
+{
+	if (ti == Poco::Data::Session::TRANSACTION_READ_COMMITTED) return "BEGIN";
+	return std::string("BEGIN ISOLATION LEVEL ") + isolationSql(ti);
+}
+
 } // namespace
 
 
@@ -203,7 +212,7 @@ void SessionImpl::begin()
 	if (isTransaction()) throw Poco::InvalidAccessException("bluetusk: already in a transaction");
 	catchUp();
 	_beginOwed = false;
-	run("BEGIN");
+	run(beginSql(_isolation));
 }
 
 
@@ -240,7 +249,24 @@ void SessionImpl::setTransactionIsolation(Poco::UInt32 ti)
 		throw Poco::InvalidArgumentException("bluetusk: transaction isolation " + std::to_string(ti) +
 			" is not supported; use read committed, repeatable read or serializable (PostgreSQL runs read uncommitted as read committed)");
 	if (ti == _isolation) return;
-	run(std::string("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL ") + isolationSql(ti));
+	// Behind a transaction pooler a session-level SET is refused (doc/poolers.md): every BEGIN carries the
+	// level instead (beginSql()), and a statement in autoCommit runs at the server's default level.
+	const std::string sql = std::string("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL ") + isolationSql(ti);
+	if (connection().settings().serverPooling != ServerPooling::Transaction)
+	{
+		try
+		{
+			connection().executeSimple(sql);
+		}
+		catch (BlueTuskUsageException&)
+		{
+			// Server Pooling=auto found a transaction pooler: nothing was sent, the BEGINs carry the level
+		}
+		catch (Poco::Exception& exc)
+		{
+			fail(exc, sql);
+		}
+	}
 	_isolation = ti;
 }
 
@@ -296,7 +322,7 @@ void SessionImpl::setAutoCommit(const std::string&, bool value)
 		_beginOwed = true;
 #else
 		catchUp();
-		run("BEGIN");
+		run(beginSql(_isolation));
 #endif
 	}
 	_autoCommit = value;
@@ -333,7 +359,7 @@ void SessionImpl::beforeStatement()
 	catchUp();
 	if (!_beginOwed) return;
 	_beginOwed = false;
-	if (!isTransaction()) run("BEGIN");
+	if (!isTransaction()) run(beginSql(_isolation));
 }
 
 

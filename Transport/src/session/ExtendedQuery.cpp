@@ -12,6 +12,7 @@
 #include "SessionSupport.h"
 #include "StatementInvalidation.h"
 #include "PoolerDetection.h"
+#include "PoolerRetry.h"
 
 namespace BlueTusk {
 
@@ -186,6 +187,7 @@ void ProtocolSession::describe(PreparedStatement::Description& statement, const 
 ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);
 	StatementPtr statement = newStatement(sql, parseTypes, cached);
 	try
 	{
@@ -301,7 +303,8 @@ QueryResult ProtocolSession::executeStatement(PreparedStatement::Description& st
 		// Marked stale (DDL or DISCARD ALL on this session, or an error of an earlier run). A statement
 		// whose Parse types cover every value is prepared again in the same write as its run (no extra round
 		// trip); one whose types the server infers must be described first, for the values to be encoded.
-		if (statement.parseTypes.size() == parameters.size()) return parseAndRun(statement, parameters, true);
+		if (statement.parseTypes.size() == parameters.size())
+			return againIfPooler([&] { return parseAndRun(statement, parameters, true); });
 		reprepare(statement);
 		if (parameters.size() != statement.parameterTypes.size()) refuseParameterCount(statement, parameters);
 		return runPrepared(statement, parameters);
@@ -329,25 +332,29 @@ void ProtocolSession::noteSchemaChange(const std::string& commandTag)
 
 void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 {
-	try
+	// Behind a transaction pooler not found yet, the Parse may meet another client's statement of that name.
+	againIfPooler([&]
 	{
-		writePendingReset();
-		writePendingCloses();
-		if (!isUnnamed(statement)) _writer.close('S', statement.name);
-		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
-		_writer.describeStatement(serverName(statement));
-		_writer.sync();
-	}
-	catch (...)
-	{
-		abandonWrite();
-		throw;
-	}
-	_closesInFlight.clear();
-	_parameterDescription.clear();
-	std::vector<QueryResult> results = runCycle();
-	describe(statement, results.empty() ? QueryResult() : results.front());
-	countPrepared(true);
+		try
+		{
+			writePendingReset();
+			writePendingCloses();
+			if (!isUnnamed(statement)) _writer.close('S', statement.name);
+			_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+			_writer.describeStatement(serverName(statement));
+			_writer.sync();
+		}
+		catch (...)
+		{
+			abandonWrite();
+			throw;
+		}
+		_closesInFlight.clear();
+		_parameterDescription.clear();
+		std::vector<QueryResult> results = runCycle();
+		describe(statement, results.empty() ? QueryResult() : results.front());
+		countPrepared(true);
+	});
 }
 
 
@@ -376,6 +383,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 QueryResult ProtocolSession::query(const std::string& sql, const Parameters& parameters)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);
 	const std::vector<Poco::UInt32> types = naturalTypes(parameters);
 	if (StatementPtr cached = _statementCache.find(sql, types))
 	{

@@ -186,6 +186,8 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 	ensureUsable();
 	for (const PipelineCommand& command: commands)
 	{
+		if (!command.isSync && !command.statement.isValid())   // text, or a closed statement's text
+			refuseBehindPooler(command.statement.description() ? command.statement.description()->sql : command.sql);
 		if (command.isSync || !command.statement.isValid()) continue;
 		checkOwned(command.statement.description());
 		const PreparedStatement::Description& statement = *command.statement.description();
@@ -233,6 +235,7 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 	std::size_t statementIndex = 0;
 	_cancelSentForTimeout = false;
 	std::size_t next = 0;
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
 	auto sendAhead = [this](std::size_t end)
 		/// true while bytes up to end are left to send; a failed socket breaks the session
 	{
@@ -298,6 +301,7 @@ std::vector<PipelineResult> ProtocolSession::executePipeline(const std::vector<P
 		_writer.clear();
 		throw;
 	}
+	if (pipelineMetPooler(commands, results, outside)) return executePipeline(commands);   // as unnamed statements now
 	return results;
 }
 

@@ -57,6 +57,14 @@ bool isTransactionPooler(const std::string& endpoint)
 }
 
 
+void forgetTransactionPooler(const std::string& endpoint)
+{
+	Registry& r = registry();
+	std::lock_guard<std::mutex> lock(r.mutex);
+	r.endpoints.erase(endpoint);
+}
+
+
 Poco::UInt64 transactionPoolerGeneration()
 {
 	return registry().generation.load(std::memory_order_acquire);

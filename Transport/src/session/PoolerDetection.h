@@ -11,6 +11,7 @@
 #define BlueTusk_Detail_PoolerDetection_INCLUDED
 
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/Foundation.h"
 #include "Poco/Types.h"
 #include <string>
 
@@ -26,8 +27,13 @@ bool markTransactionPooler(const std::string& endpoint);
 	/// Records endpoint ("host:port") as behind a transaction pooler; true the first time (the caller logs).
 	/// Thread-safe.
 
-bool isTransactionPooler(const std::string& endpoint);
+BlueTusk_Transport_API bool isTransactionPooler(const std::string& endpoint);
 	/// True once markTransactionPooler(endpoint) was called in this process. Thread-safe.
+
+BlueTusk_Transport_API void forgetTransactionPooler(const std::string& endpoint);
+	/// For the project's tests only (testsuite/integration/Pooler): forgets endpoint, so that new sessions of
+	/// Server Pooling=auto to it start in session pooling and meet the first sign again (sessions that
+	/// switched stay switched). Thread-safe.
 
 Poco::UInt64 transactionPoolerGeneration();
 	/// Grows with every endpoint marked: a session compares it with the value it saw (one relaxed atomic

@@ -47,6 +47,7 @@ void ProtocolSession::drainToReady()
 Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters& parameters, const std::function<bool(const RowView&)>& onRow)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);
 	if (_discardPending) reset(true);   // its answer would come first: do it now
 	const bool cached = _statementCache.maxPrepared() > 0;
 	StatementPtr statement;
@@ -84,6 +85,7 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 	}
 	_closesInFlight.clear();
 	_cancelSentForTimeout = false;
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
 	sendWriter();
 
 	Poco::UInt64 delivered = 0;
@@ -139,6 +141,12 @@ Poco::UInt64 ProtocolSession::queryEach(const std::string& sql, const Parameters
 	});
 	// After the reading: the callback's exception, whatever its type, leaves the session usable.
 	if (failure) std::rethrow_exception(failure);
+	if (error && noticeTransactionPooler(*error))
+	{
+		// Server Pooling=auto met a transaction pooler: the Bind of a cached statement failed, no row came.
+		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(*error);
+		return queryEach(sql, parameters, onRow);   // as the unnamed statement now
+	}
 	if (error) error->rethrow();
 	return delivered;
 }

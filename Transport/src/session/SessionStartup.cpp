@@ -9,6 +9,7 @@
 
 #include "ProtocolSession.h"
 #include "PoolerDetection.h"
+#include "PoolerRefusals.h"
 #include "connect/CancellationWatch.h"
 #include "connect/Dialer.h"
 #include "connect/Md5Password.h"
@@ -412,6 +413,7 @@ void ProtocolSession::backendKey(const BackendMessage& message)
 void ProtocolSession::startupError(const BackendMessage& message)
 {
 	BlueTuskServerException::Fields fields = message.errorFields();
+	fields.message += Detail::startupParameterHint(fields.message);   // a pooler's refusal of Options / Search Path
 	BlueTuskServerException error(fields, false);
 	_broken = true;
 	if (fields.sqlState.compare(0, 2, "28") == 0)

@@ -15,6 +15,7 @@ namespace BlueTusk {
 std::vector<QueryResult> ProtocolSession::executeSimple(const std::string& sql)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);
 	try
 	{
 		writePendingReset();
@@ -37,6 +38,7 @@ void ProtocolSession::executeSimpleSequence(const std::vector<std::string>& quer
 	answers.clear();
 	if (queries.empty()) return;
 	ensureUsable();
+	for (const std::string& sql: queries) refuseBehindPooler(sql);
 	try
 	{
 		writePendingReset();
@@ -69,6 +71,7 @@ void ProtocolSession::executeSimpleSequence(const std::vector<std::string>& quer
 QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<FieldValue>& parameters)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);
 	try
 	{
 		writePendingReset();

@@ -1,0 +1,35 @@
+//
+// PoolerRetry.h
+//
+// Library: BlueTusk/Transport
+//
+// ProtocolSession::againIfPooler(): a command that met the first sign of a transaction pooler
+// (Server Pooling=auto, doc/poolers.md) before anything ran runs once more as the unnamed statement.
+//
+
+#ifndef BlueTusk_Detail_PoolerRetry_INCLUDED
+#define BlueTusk_Detail_PoolerRetry_INCLUDED
+
+#include "ProtocolSession.h"
+
+namespace BlueTusk {
+
+template <typename Run>
+auto ProtocolSession::againIfPooler(Run&& run) -> decltype(run())
+{
+	const bool outside = _transactionStatus == TransactionStatus::Idle;
+	try
+	{
+		return run();
+	}
+	catch (BlueTuskServerException& exc)
+	{
+		if (!noticeTransactionPooler(exc)) throw;
+		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
+		return run();   // the Parse or Bind of a statement named on another server session failed: nothing ran
+	}
+}
+
+} // namespace BlueTusk
+
+#endif // BlueTusk_Detail_PoolerRetry_INCLUDED

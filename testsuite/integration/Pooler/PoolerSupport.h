@@ -1,0 +1,76 @@
+//
+// PoolerSupport.h
+//
+// What the pooler suites share: the PgBouncers' port and connection strings through them (scripts/pgbouncer),
+// and the way to make a named statement disappear from every server session of node 1's PgBouncer.
+//
+
+#ifndef BlueTusk_Test_PoolerSupport_INCLUDED
+#define BlueTusk_Test_PoolerSupport_INCLUDED
+
+#include "BlueTusk/BlueTuskConnection.h"
+#include "TestEnvironment.h"
+#include "Poco/Environment.h"
+#include "Poco/NumberParser.h"
+#include <set>
+#include <string>
+#include <vector>
+
+namespace BlueTusk {
+namespace Test {
+
+inline int poolerPort()
+	/// BLUETUSK_PGBOUNCER_PORT, else the cluster's port + 7 (scripts/pgbouncer).
+{
+	const std::string text = Poco::Environment::get("BLUETUSK_PGBOUNCER_PORT", "");
+	return text.empty() ? cluster().port + 7 : Poco::NumberParser::parse(text);
+}
+
+
+inline std::string poolerTestString(const std::string& hosts, int port, const std::string& extra)
+{
+	std::string text = "Host=" + hosts + ";Port=" + std::to_string(port) + ";Username=" + cluster().user +
+		";Password=" + cluster().password + ";Database=" + cluster().database;
+	if (!extra.empty()) text += ";" + extra;
+	return text;
+}
+
+
+inline std::string throughPooler(const std::string& hosts, const std::string& extra = "")
+	/// A connection string through the PgBouncers of hosts ("127.0.0.1" or "127.0.0.1,127.0.0.2,127.0.0.3").
+{
+	return poolerTestString(hosts, poolerPort(), extra);
+}
+
+
+inline std::string toServer(const std::string& extra = "")
+	/// A connection string to node 1 itself, no pooler.
+{
+	return poolerTestString("127.0.0.1", cluster().port, extra);
+}
+
+
+constexpr int POOLER_SERVER_SESSIONS = 8;   /// scripts/pgbouncer's default_pool_size
+
+
+inline int deallocateOnEveryServerSession()
+	/// Holds every server session of node 1's PgBouncer at once (one client each, in a transaction block) and
+	/// runs DEALLOCATE ALL on each: a named statement prepared through it exists nowhere afterwards, so its
+	/// next use meets 26000, the first sign of a transaction pooler. Returns how many distinct server
+	/// processes ran it (POOLER_SERVER_SESSIONS when every one was reached).
+{
+	std::vector<BlueTuskConnection> holders;
+	std::set<Poco::Int32> processes;
+	for (int i = 0; i < POOLER_SERVER_SESSIONS; ++i)
+	{
+		holders.push_back(BlueTuskConnection::open(throughPooler("127.0.0.1", "Server Pooling=session;Max Auto Prepare=0")));
+		holders.back().executeSimple("BEGIN; DEALLOCATE ALL");
+		processes.insert(holders.back().executeSimple("SELECT pg_backend_pid()").front().row(0).get<Poco::Int32>(0));
+	}
+	for (BlueTuskConnection& holder: holders) holder.executeSimple("COMMIT");
+	return static_cast<int>(processes.size());
+}
+
+} } // namespace BlueTusk::Test
+
+#endif // BlueTusk_Test_PoolerSupport_INCLUDED
