@@ -63,6 +63,20 @@ LibpqConnection::LibpqConnection(const std::string& conninfo):
 }
 
 
+void execParamsLoop(benchmark::State& state, const std::string& conninfo, const char* sql, const char* value)
+{
+	LibpqConnection connection(conninfo);
+	const char* values[1] = {value};
+	for (auto _: state)
+	{
+		PGresult* result = PQexecParams(connection.get(), sql, 1, nullptr, values, nullptr, nullptr, 0);
+		checkResult(result, PGRES_TUPLES_OK);
+		benchmark::DoNotOptimize(std::strtol(PQgetvalue(result, 0, 0), nullptr, 10));
+		PQclear(result);
+	}
+}
+
+
 LibpqConnection::LibpqConnection(LibpqConnection&& other) noexcept:
 	_conn(other._conn)
 {

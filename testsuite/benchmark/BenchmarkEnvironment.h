@@ -59,6 +59,11 @@ void checkResult(PGresult* result, ExecStatusType expected);
 	/// Throws std::runtime_error (and clears result) unless PQresultStatus(result) is expected.
 
 
+void execParamsLoop(benchmark::State& state, const std::string& conninfo, const char* sql, const char* value);
+	/// libpq's side of a one-parameter query: one PGconn to conninfo, then per iteration PQexecParams(sql)
+	/// with value as its text parameter, the first field of the answer read.
+
+
 using Clock = std::chrono::steady_clock;
 
 inline double secondsSince(Clock::time_point start)

@@ -11,6 +11,9 @@
 //                                  session); each query is checkout, executeSimple("SELECT 1"), return
 //   pgbouncer_throughput/bluetusk_noreset  the same with No Reset On Close=true (row 13c, informational:
 //                                  PgBouncer's transaction pooling resets nothing between clients either)
+//   pgbouncer_throughput/bluetusk_transaction  the BlueTusk side through the same PgBouncer instead of to the
+//                                  primary: Maximum Pool Size=POOL_SIZE, Server Pooling=transaction (row 13d)
+//   pgbouncer_throughput/bluetusk_transaction_noreset  the same with No Reset On Close=true (row 13e)
 //   pgbouncer_throughput/libpq     8 threads, each with its own PGconn to PgBouncer, PQexec("SELECT 1")
 //                                  (transaction pooling: PgBouncer hands a server connection per query)
 //     counters: queries_per_second and ns_per_query (wall time / queries, all threads together)
@@ -18,10 +21,15 @@
 //                                  data source above (one thread)
 //   pgbouncer_connect/libpq        PQconnectdb to PgBouncer (SCRAM with PgBouncer, its server connection
 //                                  already pooled) + PQfinish
+//   pgbouncer_param/bluetusk       one open session through PgBouncer with Server Pooling=transaction,
+//                                  query("SELECT $1::int4 + 1", {41}): Parse/Bind/Describe/Execute/Sync of
+//                                  the unnamed statement in one write (row 13f)
+//   pgbouncer_param/libpq          PQexecParams of the same text with "41" through the same PgBouncer
 //
 
 #include "Benchmarks.h"
 #include "BenchmarkEnvironment.h"
+#include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "Poco/Environment.h"
 #include <algorithm>
@@ -37,18 +45,38 @@ namespace
 	const int THREADS = 8;
 	const int POOL_SIZE = 8; // scripts/bench gives PgBouncer the same default_pool_size
 	const double SLICE_SECONDS = 0.3;
+	const char* PARAM_QUERY = "SELECT $1::int4 + 1";
 
-	std::string bouncerConninfo()
+	enum class Route
+	{
+		Primary,              /// BlueTusk's pool straight to the primary (rows 13a, 13c)
+		ThroughPgBouncer      /// BlueTusk's pool to the primary's PgBouncer, Server Pooling=transaction (13d, 13e)
+	};
+
+	std::string bouncerPort()
 	{
 		std::string port = Poco::Environment::get("BLUETUSK_PGBOUNCER_PORT", "");
 		if (port.empty()) throw std::runtime_error("no PgBouncer: BLUETUSK_PGBOUNCER_PORT is not set (scripts/bench starts one)");
-		return libpq("127.0.0.1", "sslmode=disable", port);
+		return port;
 	}
 
-	BlueTuskDataSource::Ptr primaryPool(bool noReset = false)
+	std::string bouncerConninfo()
 	{
-		return BlueTuskDataSource::create(blueTusk(primary(), "SSL Mode=disable;Maximum Pool Size=" + std::to_string(POOL_SIZE) +
-			(noReset ? ";No Reset On Close=true" : "")));
+		return libpq(primary(), "sslmode=disable", bouncerPort());
+	}
+
+	std::string bouncerString(const std::string& extra)
+		/// The primary's PgBouncer with Server Pooling=transaction.
+	{
+		const auto& c = Test::cluster();
+		return "Host=" + primary() + ";Port=" + bouncerPort() + ";Username=" + c.user + ";Password=" + c.password +
+			";Database=" + c.database + ";SSL Mode=disable;Server Pooling=transaction" + (extra.empty() ? "" : ";" + extra);
+	}
+
+	BlueTuskDataSource::Ptr primaryPool(bool noReset = false, Route route = Route::Primary)
+	{
+		const std::string extra = "Maximum Pool Size=" + std::to_string(POOL_SIZE) + (noReset ? ";No Reset On Close=true" : "");
+		return BlueTuskDataSource::create(route == Route::Primary ? blueTusk(primary(), "SSL Mode=disable;" + extra) : bouncerString(extra));
 	}
 
 	void countQueries(benchmark::State& state, const std::function<void(int, Poco::UInt64&)>& loop)
@@ -74,12 +102,12 @@ namespace
 		state.counters["ns_per_query"] = seconds * 1e9 / std::max<Poco::UInt64>(total, 1);
 	}
 
-	void throughputBlueTusk(benchmark::State& state, bool noReset)
+	void throughputBlueTusk(benchmark::State& state, bool noReset, Route route)
 	{
 		guarded(state, [&]
 		{
 			bouncerConninfo(); // both sides skip alike when there is no PgBouncer
-			auto dataSource = primaryPool(noReset);
+			auto dataSource = primaryPool(noReset, route);
 			countQueries(state, [&](int, Poco::UInt64& count)
 			{
 				auto lease = dataSource->open(TargetSessionAttributes::Any);
@@ -126,6 +154,26 @@ namespace
 			for (auto _: state) LibpqConnection connection(conninfo);
 		});
 	}
+
+	void paramBlueTusk(benchmark::State& state)
+	{
+		guarded(state, [&]
+		{
+			auto connection = BlueTuskConnection::open(bouncerString(""));
+			const Parameters parameters{Poco::Int32(41)};
+			if (connection.query(PARAM_QUERY, parameters).row(0).get<Poco::Int32>(0) != 42) throw std::runtime_error("$1 + 1: unexpected result");
+			for (auto _: state)
+			{
+				auto result = connection.query(PARAM_QUERY, parameters);
+				benchmark::DoNotOptimize(result.row(0).get<Poco::Int32>(0));
+			}
+		});
+	}
+
+	void paramLibpq(benchmark::State& state)
+	{
+		guarded(state, [&] { execParamsLoop(state, bouncerConninfo(), PARAM_QUERY, "41"); });
+	}
 }
 
 
@@ -135,14 +183,22 @@ void registerPgBouncerBenchmarks()
 	{
 		b->Iterations(2)->Repetitions(repetitions(5))->Unit(benchmark::kMillisecond)->UseManualTime();
 	};
-	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk", throughputBlueTusk, false));
-	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk_noreset", throughputBlueTusk, true));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk", throughputBlueTusk, false, Route::Primary));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk_noreset", throughputBlueTusk, true, Route::Primary));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk_transaction", throughputBlueTusk, false, Route::ThroughPgBouncer));
+	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/bluetusk_transaction_noreset", throughputBlueTusk, true,
+		Route::ThroughPgBouncer));
 	throughput(benchmark::RegisterBenchmark("pgbouncer_throughput/libpq", throughputLibpq));
 	for (const char* side: {"bluetusk", "libpq"})
 	{
 		bool ours = std::string(side) == "bluetusk";
 		benchmark::RegisterBenchmark((std::string("pgbouncer_connect/") + side).c_str(), ours ? connectBlueTusk : connectLibpq)
 			->Iterations(ours ? 2000 : 50)->Repetitions(repetitions(5))->Unit(benchmark::kMicrosecond)->UseRealTime();
+	}
+	for (const char* side: {"bluetusk", "libpq"})
+	{
+		benchmark::RegisterBenchmark((std::string("pgbouncer_param/") + side).c_str(), std::string(side) == "bluetusk" ? paramBlueTusk : paramLibpq)
+			->MinTime(0.2)->Repetitions(repetitions(9))->Unit(benchmark::kMicrosecond)->UseRealTime();
 	}
 }
 

@@ -99,15 +99,7 @@ namespace
 	{
 		guarded(state, [&]
 		{
-			LibpqConnection connection(plainConninfo());
-			const char* values[1] = {"41"};
-			for (auto _: state)
-			{
-				PGresult* result = PQexecParams(connection.get(), ONE_PARAMETER, 1, nullptr, values, nullptr, nullptr, 0);
-				checkResult(result, PGRES_TUPLES_OK);
-				benchmark::DoNotOptimize(std::strtol(PQgetvalue(result, 0, 0), nullptr, 10));
-				PQclear(result);
-			}
+			execParamsLoop(state, plainConninfo(), ONE_PARAMETER, "41");
 		});
 	}
 

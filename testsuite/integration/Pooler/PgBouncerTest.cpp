@@ -17,24 +17,12 @@
 #include "PoolerSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
-#include <functional>
-#include <iostream>
 #include <map>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
 namespace {
-
-std::string throughPoolers(const std::string& extra = "")
-	/// The three PgBouncers, default settings otherwise.
-{
-	return throughPooler("127.0.0.1,127.0.0.2,127.0.0.3", extra);
-}
-
 
 std::string serverAddress(BlueTuskConnection& connection)
 {
@@ -45,38 +33,6 @@ std::string serverAddress(BlueTuskConnection& connection)
 bool inRecovery(BlueTuskConnection& connection)
 {
 	return connection.query("SELECT pg_is_in_recovery()").row(0).get<bool>(0);
-}
-
-
-int countErrors(int threads, int rounds, const std::function<void(int thread, int round)>& work)
-	/// Runs work(t, i) for i < rounds on each of threads threads; returns how many rounds threw a
-	/// Poco::Exception (the first one is printed).
-{
-	std::atomic<int> errors{0};
-	std::mutex mutex;
-	std::string firstError;
-	std::vector<std::thread> running;
-	for (int t = 0; t < threads; ++t)
-	{
-		running.emplace_back([&, t]
-		{
-			for (int i = 0; i < rounds; ++i)
-			{
-				try
-				{
-					work(t, i);
-				}
-				catch (const Poco::Exception& exc)
-				{
-					std::lock_guard<std::mutex> lock(mutex);
-					if (errors++ == 0) firstError = exc.displayText();
-				}
-			}
-		});
-	}
-	for (std::thread& thread: running) thread.join();
-	if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
-	return errors;
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 // PoolerSupport.h
 //
 // What the pooler suites share: the PgBouncers' port and connection strings through them (scripts/pgbouncer),
-// and the way to make a named statement disappear from every server session of node 1's PgBouncer.
+// the way to make a named statement disappear from every server session of node 1's PgBouncer, and a runner
+// that counts the rounds of many threads that threw.
 //
 
 #ifndef BlueTusk_Test_PoolerSupport_INCLUDED
@@ -11,9 +12,15 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "TestEnvironment.h"
 #include "Poco/Environment.h"
+#include "Poco/Exception.h"
 #include "Poco/NumberParser.h"
+#include <atomic>
+#include <functional>
+#include <iostream>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace BlueTusk {
@@ -43,6 +50,13 @@ inline std::string throughPooler(const std::string& hosts, const std::string& ex
 }
 
 
+inline std::string throughPoolers(const std::string& extra = "")
+	/// The three PgBouncers, default settings otherwise.
+{
+	return throughPooler("127.0.0.1,127.0.0.2,127.0.0.3", extra);
+}
+
+
 inline std::string toServer(const std::string& extra = "")
 	/// A connection string to node 1 itself, no pooler.
 {
@@ -69,6 +83,38 @@ inline int deallocateOnEveryServerSession()
 	}
 	for (BlueTuskConnection& holder: holders) holder.executeSimple("COMMIT");
 	return static_cast<int>(processes.size());
+}
+
+
+inline int countErrors(int threads, int rounds, const std::function<void(int thread, int round)>& work)
+	/// Runs work(t, i) for i < rounds on each of threads threads; returns how many rounds threw a
+	/// Poco::Exception (the first one is printed).
+{
+	std::atomic<int> errors{0};
+	std::mutex mutex;
+	std::string firstError;
+	std::vector<std::thread> running;
+	for (int t = 0; t < threads; ++t)
+	{
+		running.emplace_back([&, t]
+		{
+			for (int i = 0; i < rounds; ++i)
+			{
+				try
+				{
+					work(t, i);
+				}
+				catch (const Poco::Exception& exc)
+				{
+					std::lock_guard<std::mutex> lock(mutex);
+					if (errors++ == 0) firstError = exc.displayText();
+				}
+			}
+		});
+	}
+	for (std::thread& thread: running) thread.join();
+	if (errors > 0) std::cerr << "first error of " << errors << ": " << firstError << std::endl;
+	return errors;
 }
 
 } } // namespace BlueTusk::Test
