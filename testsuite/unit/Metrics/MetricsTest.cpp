@@ -14,6 +14,7 @@
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include "FakeConnector.h"
+#include "MetricsTestSupport.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPRequest.h"
@@ -43,20 +44,6 @@ struct Fixture: FakeConnector
 		return dataSource;
 	}
 };
-
-
-std::string sample(const std::string& text, const std::string& prefix)
-	/// The value of the exposition line that starts with prefix ("name{labels}"), or "missing".
-{
-	std::istringstream lines(text);
-	std::string line;
-	while (std::getline(lines, line))
-	{
-		if (line.compare(0, prefix.size(), prefix) == 0 && line.size() > prefix.size() && line[prefix.size()] == ' ')
-			return line.substr(prefix.size() + 1);
-	}
-	return "missing";
-}
 
 
 const MetricsObserver::EndpointSnapshot& of(const MetricsObserver::Snapshot& snapshot, const std::string& host)
