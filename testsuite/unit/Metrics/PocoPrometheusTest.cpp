@@ -15,15 +15,12 @@
 #include "FakeConnector.h"
 #include "MetricsTestSupport.h"
 #include "RoutingTestSupport.h"
-#include "Poco/Net/HTTPClientSession.h"
-#include "Poco/Net/HTTPRequest.h"
-#include "Poco/Net/HTTPResponse.h"
 #include "Poco/Net/ServerSocket.h"
 #include "Poco/Prometheus/MetricsServer.h"
 #include "Poco/Prometheus/Registry.h"
-#include "Poco/StreamCopier.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <set>
+#include <utility>
 #include <sstream>
 
 using namespace BlueTusk;
@@ -31,21 +28,6 @@ using namespace BlueTusk::Metrics;
 using namespace BlueTusk::Test;
 
 namespace {
-
-std::string scrape(Poco::UInt16 port, int& status)
-	/// GET http://127.0.0.1:port/metrics.
-{
-	Poco::Net::HTTPClientSession session("127.0.0.1", port);
-	session.setTimeout(Poco::Timespan(10, 0));
-	Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/metrics", Poco::Net::HTTPMessage::HTTP_1_1);
-	session.sendRequest(request);
-	Poco::Net::HTTPResponse response;
-	std::string body;
-	Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
-	status = static_cast<int>(response.getStatus());
-	return body;
-}
-
 
 std::multiset<std::string> lines(const std::string& text)
 {
@@ -93,18 +75,21 @@ public:
 		server.stop();
 
 		CPPUNIT_ASSERT_EQUAL(200, status);
-		const std::string a = "db_client_connection_pool_name=\"orders\",endpoint=\"a:5432\"";
-		const std::string b = "db_client_connection_pool_name=\"orders\",endpoint=\"b:5432\"";
-		CPPUNIT_ASSERT_EQUAL(std::string("2"), sample(body, "db_client_connection_count{" + a + ",db_client_connection_state=\"used\"}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("1"), sample(body, "db_client_connection_count{" + a + ",db_client_connection_state=\"idle\"}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("0"), sample(body, "db_client_connection_count{" + b + ",db_client_connection_state=\"used\"}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("5"), sample(body, "db_client_connection_max{" + a + "}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("0"), sample(body, "db_client_connection_timeouts_total{" + a + "}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("3"), sample(body, "bluetusk_route_attempts_total{" + a + ",outcome=\"accepted\"}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("3"), sample(body, "db_client_connection_wait_time_seconds_count{" + a + "}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("3"), sample(body, "db_client_connection_wait_time_seconds_bucket{" + a + ",le=\"+Inf\"}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("1"), sample(body, "db_client_connection_use_time_seconds_count{" + a + "}"));
-		CPPUNIT_ASSERT_EQUAL(std::string("0"), sample(body, "bluetusk_route_failover_waits_total{db_client_connection_pool_name=\"orders\"}"));
+		const std::string a = "{db_client_connection_pool_name=\"orders\",endpoint=\"a:5432\"";
+		const std::string b = "{db_client_connection_pool_name=\"orders\",endpoint=\"b:5432\"";
+		const std::pair<std::string, const char*> expected[] = {
+			{"db_client_connection_count" + a + ",db_client_connection_state=\"used\"}", "2"},
+			{"db_client_connection_count" + a + ",db_client_connection_state=\"idle\"}", "1"},
+			{"db_client_connection_count" + b + ",db_client_connection_state=\"used\"}", "0"},
+			{"db_client_connection_max" + a + "}", "5"},
+			{"db_client_connection_timeouts_total" + a + "}", "0"},
+			{"bluetusk_route_attempts_total" + a + ",outcome=\"accepted\"}", "3"},
+			{"db_client_connection_wait_time_seconds_count" + a + "}", "3"},
+			{"db_client_connection_wait_time_seconds_bucket" + a + ",le=\"+Inf\"}", "3"},
+			{"db_client_connection_use_time_seconds_count" + a + "}", "1"},
+			{"bluetusk_route_failover_waits_total{db_client_connection_pool_name=\"orders\"}", "0"}};
+		for (const auto& line: expected)
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(line.first, std::string(line.second), sample(body, line.first));
 		CPPUNIT_ASSERT_MESSAGE(body, body.find("# TYPE db_client_connection_count gauge\n") != std::string::npos);
 		CPPUNIT_ASSERT(body.find("# TYPE bluetusk_route_attempts_total counter\n") != std::string::npos);
 		CPPUNIT_ASSERT(body.find("# TYPE db_client_connection_create_time_seconds histogram\n") != std::string::npos);
