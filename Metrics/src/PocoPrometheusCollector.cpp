@@ -9,10 +9,12 @@
 #ifdef BLUETUSK_METRICS_POCO_PROMETHEUS
 
 #include "BlueTusk/Metrics/PocoPrometheusCollector.h"
-#include "Poco/NumberFormatter.h"
 #include "Poco/Prometheus/Exporter.h"
 #include "Poco/Prometheus/Metric.h"
 #include <cmath>
+#include <limits>
+#include <locale>
+#include <sstream>
 
 namespace BlueTusk {
 namespace Metrics {
@@ -61,14 +63,18 @@ void labelsOf(const prometheus::ClientMetric& metric, std::vector<std::string>& 
 }
 
 
-void writeValue(Poco::Prometheus::Exporter& exporter, const Metric& metric, const std::vector<std::string>& names,
-	const std::vector<std::string>& values, double value)
-	/// A whole number as an integer ("3", as prometheus-cpp's text writes it), anything else as a double.
+std::string format(double value)
+	/// A value as prometheus-cpp's text serializer writes it (the classic locale, 16 significant digits,
+	/// "+Inf", "-Inf", "Nan"), so that both exports show the same text: Poco's own formatting of a double
+	/// can differ in the last digits (shortest round trip).
 {
-	if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9.0e15)
-		exporter.writeSample(metric, names, values, static_cast<Poco::Int64>(value));
-	else
-		exporter.writeSample(metric, names, values, value);
+	if (std::isnan(value)) return "Nan";
+	if (std::isinf(value)) return value < 0 ? "-Inf" : "+Inf";
+	std::ostringstream out;
+	out.imbue(std::locale::classic());
+	out.precision(std::numeric_limits<double>::max_digits10 - 1);
+	out << value;
+	return out.str();
 }
 
 
@@ -85,10 +91,10 @@ void writeHistogram(Poco::Prometheus::Exporter& exporter, const std::string& nam
 		bucketValues.push_back("");
 		for (const auto& b: metric.histogram.bucket)
 		{
-			bucketValues.back() = std::isinf(b.upper_bound) ? std::string("+Inf") : Poco::NumberFormatter::format(b.upper_bound);
+			bucketValues.back() = format(b.upper_bound);
 			exporter.writeSample(bucket, bucketNames, bucketValues, static_cast<Poco::UInt64>(b.cumulative_count));
 		}
-		writeValue(exporter, sum, names, values, metric.histogram.sample_sum);
+		exporter.writeSample(sum, names, values, format(metric.histogram.sample_sum));
 		exporter.writeSample(count, names, values, static_cast<Poco::UInt64>(metric.histogram.sample_count));
 	}
 }
@@ -138,7 +144,7 @@ void PocoPrometheusCollector::exportTo(Poco::Prometheus::Exporter& exporter) con
 			double value = metric.untyped.value;
 			if (family.type == prometheus::MetricType::Counter) value = metric.counter.value;
 			else if (family.type == prometheus::MetricType::Gauge) value = metric.gauge.value;
-			writeValue(exporter, header, names, values, value);
+			exporter.writeSample(header, names, values, format(value));
 		}
 	}
 }
