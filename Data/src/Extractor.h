@@ -23,6 +23,21 @@
 #include <list>
 #include <vector>
 
+// The value types Poco::Data's AbstractExtractor extracts, as an X-macro: X(T) for each. Every overload
+// family of Extractor (value, Nullable<T> on Poco 1.13 and later, vector/deque/list) is generated from it,
+// so a type is added in one place. long and unsigned long are types of their own only where Poco::Int64 is
+// not long (Poco's POCO_INT64_IS_LONG), and Poco has no container overloads for them.
+#define BLUETUSK_EXTRACTOR_TYPES(X) \
+	X(Poco::Int8) X(Poco::UInt8) X(Poco::Int16) X(Poco::UInt16) X(Poco::Int32) X(Poco::UInt32) \
+	X(Poco::Int64) X(Poco::UInt64) X(bool) X(float) X(double) X(char) X(std::string) X(Poco::UTF16String) \
+	X(Poco::Data::BLOB) X(Poco::Data::CLOB) X(Poco::DateTime) X(Poco::Data::Date) X(Poco::Data::Time) \
+	X(Poco::UUID) X(Poco::Any) X(Poco::Dynamic::Var)
+#ifndef POCO_INT64_IS_LONG
+#define BLUETUSK_EXTRACTOR_LONG_TYPES(X) X(long) X(unsigned long)
+#else
+#define BLUETUSK_EXTRACTOR_LONG_TYPES(X)
+#endif
+
 namespace BlueTusk {
 namespace Data {
 
@@ -53,63 +68,18 @@ public:
 	explicit Extractor(const ResultCursor& cursor);
 	~Extractor();
 
-	bool extract(std::size_t pos, Poco::Int8& val);
-	bool extract(std::size_t pos, Poco::UInt8& val);
-	bool extract(std::size_t pos, Poco::Int16& val);
-	bool extract(std::size_t pos, Poco::UInt16& val);
-	bool extract(std::size_t pos, Poco::Int32& val);
-	bool extract(std::size_t pos, Poco::UInt32& val);
-	bool extract(std::size_t pos, Poco::Int64& val);
-	bool extract(std::size_t pos, Poco::UInt64& val);
-#ifndef POCO_INT64_IS_LONG
-	bool extract(std::size_t pos, long& val);
-	bool extract(std::size_t pos, unsigned long& val);
-#endif
-	bool extract(std::size_t pos, bool& val);
-	bool extract(std::size_t pos, float& val);
-	bool extract(std::size_t pos, double& val);
-	bool extract(std::size_t pos, char& val);
-	bool extract(std::size_t pos, std::string& val);
-	bool extract(std::size_t pos, Poco::UTF16String& val);
-	bool extract(std::size_t pos, Poco::Data::BLOB& val);
-	bool extract(std::size_t pos, Poco::Data::CLOB& val);
-	bool extract(std::size_t pos, Poco::DateTime& val);
-	bool extract(std::size_t pos, Poco::Data::Date& val);
-	bool extract(std::size_t pos, Poco::Data::Time& val);
-	bool extract(std::size_t pos, Poco::UUID& val);
-	bool extract(std::size_t pos, Poco::Any& val);
-	bool extract(std::size_t pos, Poco::Dynamic::Var& val);
+#define BLUETUSK_EXTRACT_SCALAR(T) \
+	bool extract(std::size_t pos, T& val);
+	BLUETUSK_EXTRACTOR_TYPES(BLUETUSK_EXTRACT_SCALAR)
+	BLUETUSK_EXTRACTOR_LONG_TYPES(BLUETUSK_EXTRACT_SCALAR)
+#undef BLUETUSK_EXTRACT_SCALAR
 
 #if BLUETUSK_POCO_NULLABLE_EXTRACTION
 	// Poco 1.13's Nullable overloads: NULL clears val (and returns true), as Poco's connectors do.
 #define BLUETUSK_EXTRACT_NULLABLE(T) \
 	bool extract(std::size_t pos, Poco::Nullable<T>& val) override;
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Int8)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt8)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Int16)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt16)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Int32)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt32)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Int64)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UInt64)
-#ifndef POCO_INT64_IS_LONG
-	BLUETUSK_EXTRACT_NULLABLE(long)
-	BLUETUSK_EXTRACT_NULLABLE(unsigned long)
-#endif
-	BLUETUSK_EXTRACT_NULLABLE(bool)
-	BLUETUSK_EXTRACT_NULLABLE(float)
-	BLUETUSK_EXTRACT_NULLABLE(double)
-	BLUETUSK_EXTRACT_NULLABLE(char)
-	BLUETUSK_EXTRACT_NULLABLE(std::string)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UTF16String)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::BLOB)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::CLOB)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::DateTime)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Date)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Data::Time)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::UUID)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Any)
-	BLUETUSK_EXTRACT_NULLABLE(Poco::Dynamic::Var)
+	BLUETUSK_EXTRACTOR_TYPES(BLUETUSK_EXTRACT_NULLABLE)
+	BLUETUSK_EXTRACTOR_LONG_TYPES(BLUETUSK_EXTRACT_NULLABLE)
 #undef BLUETUSK_EXTRACT_NULLABLE
 #endif
 
@@ -117,28 +87,7 @@ public:
 	bool extract(std::size_t pos, std::vector<T>& val); \
 	bool extract(std::size_t pos, std::deque<T>& val); \
 	bool extract(std::size_t pos, std::list<T>& val);
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Int8)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt8)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Int16)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt16)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Int32)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt32)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Int64)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UInt64)
-	BLUETUSK_EXTRACT_CONTAINERS(bool)
-	BLUETUSK_EXTRACT_CONTAINERS(float)
-	BLUETUSK_EXTRACT_CONTAINERS(double)
-	BLUETUSK_EXTRACT_CONTAINERS(char)
-	BLUETUSK_EXTRACT_CONTAINERS(std::string)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UTF16String)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::BLOB)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::CLOB)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::DateTime)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::Date)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Data::Time)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::UUID)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Any)
-	BLUETUSK_EXTRACT_CONTAINERS(Poco::Dynamic::Var)
+	BLUETUSK_EXTRACTOR_TYPES(BLUETUSK_EXTRACT_CONTAINERS)
 #undef BLUETUSK_EXTRACT_CONTAINERS
 
 	bool isNull(std::size_t col, std::size_t row = Poco::Data::POCO_DATA_INVALID_ROW);

@@ -26,9 +26,10 @@ foreach(file
   endif()
 endforeach()
 
-# The consumer sees only the prefix (and the system's Poco): no path into the source or build tree.
+# The consumer sees only the prefix and the Poco BlueTusk was built against (the system's, or POCO_PREFIX_PATH:
+# the build's CMAKE_PREFIX_PATH, scripts/poco-current's Poco 1.14.2): no path into the source or build tree.
 run("configure consumer" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${consumer_build} -G ${GENERATOR}
-  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  "-DCMAKE_PREFIX_PATH=${prefix};${POCO_PREFIX_PATH}" -DCMAKE_BUILD_TYPE=Release)
 run("build consumer" ${CMAKE_COMMAND} --build ${consumer_build})
 run("run consumer" ${consumer_build}/bluetusk-consumer)
 message(STATUS "consumer output:\n${output}")

@@ -14,6 +14,7 @@
 #include "BlueTusk/Metrics/MetricNames.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include "FakeRoutingContext.h"
+#include "MetricsTestSupport.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Net/HTTPClientSession.h"
 #include "Poco/Net/HTTPRequest.h"
@@ -43,20 +44,6 @@ struct Fixture: FakeRoutingContext
 		return dataSource;
 	}
 };
-
-
-std::string sample(const std::string& text, const std::string& prefix)
-	/// The value of the exposition line that starts with prefix ("name{labels}"), or "missing".
-{
-	std::istringstream lines(text);
-	std::string line;
-	while (std::getline(lines, line))
-	{
-		if (line.compare(0, prefix.size(), prefix) == 0 && line.size() > prefix.size() && line[prefix.size()] == ' ')
-			return line.substr(prefix.size() + 1);
-	}
-	return "missing";
-}
 
 
 const MetricsObserver::EndpointSnapshot& of(const MetricsObserver::Snapshot& snapshot, const std::string& host)
@@ -329,14 +316,9 @@ public:
 			port = probe.address().port();
 		}
 		f.exporter.listen("127.0.0.1:" + std::to_string(port));
-		Poco::Net::HTTPClientSession session("127.0.0.1", port);
-		session.setTimeout(Poco::Timespan(10, 0));
-		Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/metrics", Poco::Net::HTTPMessage::HTTP_1_1);
-		session.sendRequest(request);
-		Poco::Net::HTTPResponse response;
-		std::string body;
-		Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
-		CPPUNIT_ASSERT_EQUAL(200, static_cast<int>(response.getStatus()));
+		int status = 0;
+		const std::string body = scrape(port, status);
+		CPPUNIT_ASSERT_EQUAL(200, status);
 		CPPUNIT_ASSERT_MESSAGE(body, body.find("db_client_connection_count{db_client_connection_pool_name=\"app@a:5432/app\",endpoint=\"a:5432\",db_client_connection_state=\"idle\"} 1") != std::string::npos);
 	}
 };
