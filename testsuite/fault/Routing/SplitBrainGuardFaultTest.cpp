@@ -109,7 +109,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(old.endpoint().toString(), lease.connectedEndpoint().toString());
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt32(5), connector.hostState(old.endpoint()).primaryTimeline);
 		// ... and now the server on timeline 4 is the deposed one.
-		CPPUNIT_ASSERT(Detail::hostStatesOf(connector).isDeposed(promoted.endpoint(), {old.endpoint(), promoted.endpoint()}));
+		CPPUNIT_ASSERT(BlueTusk::Detail::hostStatesOf(connector).isDeposed(promoted.endpoint(), {old.endpoint(), promoted.endpoint()}));
 		app->resume(promoted.endpoint());
 	}
 

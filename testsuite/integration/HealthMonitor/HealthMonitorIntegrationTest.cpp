@@ -121,7 +121,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(2), first.attemptLog().size());
 		CPPUNIT_ASSERT(connector.hostState(third).state == HostCandidate::DOWN);
 		Poco::Thread::sleep(1500);   // past Host Recheck Seconds: still DOWN, the monitor watches it
-		CPPUNIT_ASSERT(Detail::hostStatesOf(connector).candidate(third, 0, Poco::Timespan(1, 0)).state == HostCandidate::DOWN);
+		CPPUNIT_ASSERT(BlueTusk::Detail::hostStatesOf(connector).candidate(third, 0, Poco::Timespan(1, 0)).state == HostCandidate::DOWN);
 		BlueTuskConnection second = app->open();  // a new session: node 3 is not tried first
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), second.attemptLog().size());
 		CPPUNIT_ASSERT_EQUAL(cluster().hosts.at(1), second.connectedEndpoint().host());

@@ -5,6 +5,7 @@
 //
 
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ConnectionSettings.h"
 #include "BlueTusk/TargetSessionAttributes.h"
 #include <cppunit/extensions/HelperMacros.h>
 

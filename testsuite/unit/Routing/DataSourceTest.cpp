@@ -433,14 +433,14 @@ public:
 		auto hostOfNextLease = [&dataSource]() { return dataSource->open().connectedEndpoint().host(); };
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		const BlueTuskHostEndpoint a("a", 5432);
-		Detail::hostStatesOf(f.context).markDown(a, "refused");
+		BlueTusk::Detail::hostStatesOf(f.context).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());   // cached, same answer
-		Detail::hostStatesOf(f.context).markUp(a, ServerRole::Unknown);
+		BlueTusk::Detail::hostStatesOf(f.context).markUp(a, ServerRole::Unknown);
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
-		Detail::hostStatesOf(f.context).markDown(a, "timed out");
+		BlueTusk::Detail::hostStatesOf(f.context).markDown(a, "timed out");
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), hostOfNextLease());
-		Detail::hostStatesOf(f.context).forget({a});
+		BlueTusk::Detail::hostStatesOf(f.context).forget({a});
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), hostOfNextLease());
 		CPPUNIT_ASSERT_EQUAL(2, dataSource->getPoolStatistics().total);   // idle sessions only, nothing new
 
@@ -450,7 +450,7 @@ public:
 			BlueTuskConnection first = noRecheck->open();
 			BlueTuskConnection second = noRecheck->open();
 		}
-		Detail::hostStatesOf(f.context).markDown(a, "refused");
+		BlueTusk::Detail::hostStatesOf(f.context).markDown(a, "refused");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), noRecheck->open().connectedEndpoint().host());
 	}
 };

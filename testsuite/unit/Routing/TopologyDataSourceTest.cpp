@@ -130,7 +130,7 @@ public:
 		TopologyFixture f;
 		f.members("a:5432 primary\nb:5432 standby\nc:5432 standby\n");
 		auto dataSource = f.create("a");
-		HostStateRegistry& states = Detail::hostStatesOf(f.context);
+		HostStateRegistry& states = BlueTusk::Detail::hostStatesOf(f.context);
 		const BlueTuskHostEndpoint a("a", 5432), b("b", 5432), c("c", 5432);
 		CPPUNIT_ASSERT(states.isWatched(a));   // the seed, from the start
 		CPPUNIT_ASSERT(within([&] { return states.isWatched(b) && states.isWatched(c); }));

@@ -457,7 +457,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(a, b);
 		CPPUNIT_ASSERT_MESSAGE(a + "/" + c, a != c);
 		// Each data source with policy properties has a routing context of its own.
-		CPPUNIT_ASSERT(&Detail::hostStatesOf(subsystem.dataSource("a")->routingContext()) != &Detail::hostStatesOf(subsystem.dataSource("b")->routingContext()));
+		CPPUNIT_ASSERT(&BlueTusk::Detail::hostStatesOf(subsystem.dataSource("a")->routingContext()) != &BlueTusk::Detail::hostStatesOf(subsystem.dataSource("b")->routingContext()));
 	}
 };
 
