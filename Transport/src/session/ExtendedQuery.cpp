@@ -160,7 +160,7 @@ void ProtocolSession::writePendingCloses()
 ProtocolSession::StatementPtr ProtocolSession::newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
 {
 	auto statement = std::make_shared<PreparedStatement::Description>();
-	statement->name = "_bt" + std::to_string(++_nextStatement);
+	statement->name = Detail::statementName(_sessionId, ++_nextStatement);
 	statement->sql = sql;
 	statement->parseTypes = parseTypes;
 	statement->sessionId = _sessionId;

@@ -6,7 +6,9 @@
 
 #include "PoolerDetection.h"
 #include <atomic>
+#include <cstdio>
 #include <mutex>
+#include <random>
 #include <set>
 
 namespace BlueTusk {
@@ -28,7 +30,27 @@ Registry& registry()
 	return instance;
 }
 
+
+const std::string& processTag()
+	/// 16 random hex digits, drawn once per process.
+{
+	static const std::string tag = []
+	{
+		std::random_device device;
+		char text[17];
+		std::snprintf(text, sizeof(text), "%08x%08x", unsigned(device()), unsigned(device()));
+		return std::string(text);
+	}();
+	return tag;
+}
+
 } // namespace
+
+
+std::string statementName(Poco::UInt64 sessionId, Poco::UInt64 number)
+{
+	return "_bt" + processTag() + "_" + std::to_string(sessionId) + "_" + std::to_string(number);
+}
 
 
 bool isTransactionPoolerSign(const BlueTuskServerException& exc)

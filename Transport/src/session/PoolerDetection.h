@@ -18,6 +18,15 @@
 namespace BlueTusk {
 namespace Detail {
 
+std::string statementName(Poco::UInt64 sessionId, Poco::UInt64 number);
+	/// The server-side name of a session's number-th named statement: "_bt", a random tag of the process,
+	/// the session's id and number ("_bt3f2a..._7_1", under NAMEDATALEN). No other session, of this process or
+	/// an earlier one, uses it: behind a transaction pooler, whose server sessions keep the named statements
+	/// of clients long gone, a statement run on the wrong server session then meets 26000 (the sign below),
+	/// never another client's statement of the same name (with "_bt<n>" names: 08P01 "bind message
+	/// supplies 1 parameters, but prepared statement "_bt1" requires 3", seen; a wrong answer when the
+	/// parameter counts match).
+
 bool isTransactionPoolerSign(const BlueTuskServerException& exc);
 	/// True for 26000 (prepared statement does not exist) and 42P05 (already exists) naming one of the
 	/// session's own statements ("_bt..."): the statement was prepared on another server session, which only
