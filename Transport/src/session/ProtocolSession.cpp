@@ -65,13 +65,6 @@ ServerRole ProtocolSession::role() const
 }
 
 
-ServerRole ProtocolSession::reportedRole() const
-{
-	if (_transactionPooling) return ServerRole::Unknown;
-	return Session::reportedRole();
-}
-
-
 bool ProtocolSession::roleChangeSuspected() const
 {
 	return _roleChangeSuspected;
