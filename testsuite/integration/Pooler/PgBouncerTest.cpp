@@ -14,9 +14,8 @@
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Pipeline.h"
+#include "PoolerEnvironment.h"
 #include "TestEnvironment.h"
-#include "Poco/Environment.h"
-#include "Poco/NumberParser.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <functional>
@@ -30,23 +29,6 @@ using namespace BlueTusk;
 using namespace BlueTusk::Test;
 
 namespace {
-
-int poolerPort()
-{
-	const std::string text = Poco::Environment::get("BLUETUSK_PGBOUNCER_PORT", "");
-	return text.empty() ? cluster().port + 7 : Poco::NumberParser::parse(text);
-}
-
-
-std::string throughPoolers(const std::string& extra = "")
-	/// The three PgBouncers, default settings otherwise.
-{
-	std::string text = "Host=127.0.0.1,127.0.0.2,127.0.0.3;Port=" + std::to_string(poolerPort()) + ";Username=" +
-		cluster().user + ";Password=" + cluster().password + ";Database=" + cluster().database;
-	if (!extra.empty()) text += ";" + extra;
-	return text;
-}
-
 
 std::string serverAddress(BlueTuskConnection& connection)
 {
