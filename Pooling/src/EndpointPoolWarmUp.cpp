@@ -96,8 +96,8 @@ void EndpointPool::warmUpPool(bool background)
 				session->control().setStatementCounters(_impl->statements);
 				if (m.filtersRoles())
 				{
-					// The role decides whether the session may stay: reported at startup (PostgreSQL 14+: no
-					// round trip), else probed.
+					// The role decides whether the session may stay: probed by a targeted open, else by
+					// reportedRole() once confirmed, else probed here (doc/routing.md, "Roles").
 					role = session->role();
 					if (role == ServerRole::Unknown) role = session->control().reportedRole();
 					if (role == ServerRole::Unknown) role = session->control().probeRole(false);

@@ -40,7 +40,8 @@ class FakeBackend
 	/// and GSSENCRequest are answered 'N', CancelRequest is honoured for delayed queries, the StartupMessage
 	/// is read, then the script's action runs. A serving session answers simple and extended queries:
 	///   - "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')" (any statement that
-	///     mentions pg_is_in_recovery) -> one row: t/f and on/off from the current script's role;
+	///     mentions pg_is_in_recovery) -> one row: t/f and on/off from the current script's role, and
+	///     the session's BackendKeyData process id for a pg_backend_pid() in it;
 	///   - "SHOW transaction_read_only" -> on/off;
 	///   - a statement listed in the script's answers -> that answer;
 	///   - other SELECT/SHOW/VALUES/WITH -> the script's defaultAnswer (one row "1");
@@ -129,7 +130,8 @@ private:
 		/// 1 answered, 0 answered with an error, -1 connection gone.
 	int answerCopy(Connection& connection, const QueryAnswer& answer);
 		/// The COPY sub-protocol of answer (PostgreSQL docs 55.2.6); returns as answerStatement().
-	QueryAnswer resolve(const std::string& sql) const;
+	QueryAnswer resolve(const std::string& sql, Poco::Int32 processId = 0) const;
+		/// The answer to sql; processId answers pg_backend_pid() in the role probe.
 	bool readMessage(Connection& connection, char& type, std::string& body);
 	bool send(Connection& connection, const std::string& bytes);
 	bool aborted(const Connection& connection) const;

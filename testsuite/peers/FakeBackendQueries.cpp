@@ -51,7 +51,7 @@ void FakeBackend::serveQueries(Connection& connection)
 				{
 					int result = answerStatement(connection, statement, true);
 					if (result < 0) return;
-					const QueryAnswer answer = resolve(statement);
+					const QueryAnswer answer = resolve(statement, connection.processId);
 					closeAfterReady = closeAfterReady || answer.disconnectAfterReady;
 					if (!answer.afterReady.empty())
 					{
@@ -96,7 +96,7 @@ void FakeBackend::serveQueries(Connection& connection)
 				std::string out;
 				if (kind == 'S')
 					out += Wire::parameterDescription(std::vector<Poco::UInt32>(static_cast<std::size_t>(countParameters(sql)), Wire::OID_TEXT));
-				QueryAnswer answer = resolve(sql);
+				QueryAnswer answer = resolve(sql, connection.processId);
 				if (answer.columns.empty() || !answer.errorSqlState.empty())
 				{
 					out += Wire::noData();
@@ -193,7 +193,7 @@ int FakeBackend::answerStatement(Connection& connection, const std::string& sql,
 	const std::string changes = roleChanges(connection);
 	if (!changes.empty() && !send(connection, changes)) return -1;
 
-	QueryAnswer answer = resolve(sql);
+	QueryAnswer answer = resolve(sql, connection.processId);
 	if (answer.delayMs > 0)
 	{
 		if (!pause(connection, answer.delayMs, !answer.ignoreCancel)) return -1;
@@ -290,7 +290,7 @@ int FakeBackend::answerCopy(Connection& connection, const QueryAnswer& answer)
 }
 
 
-QueryAnswer FakeBackend::resolve(const std::string& sql) const
+QueryAnswer FakeBackend::resolve(const std::string& sql, Poco::Int32 processId) const
 {
 	std::string key = normalize(sql);
 	std::lock_guard<std::mutex> lock(_mutex);
@@ -316,6 +316,12 @@ QueryAnswer FakeBackend::resolve(const std::string& sql) const
 			answer.columns.push_back(word == "show" ? "transaction_read_only" : "current_setting");
 			answer.columnTypes.push_back(Wire::OID_TEXT);
 			row.push_back(std::string(_script.transactionReadOnly ? "on" : "off"));
+		}
+		if (lowered.find("pg_backend_pid") != std::string::npos)
+		{
+			answer.columns.push_back("pg_backend_pid");
+			answer.columnTypes.push_back(Wire::OID_INT4);
+			row.push_back(std::to_string(processId));
 		}
 		answer.rows.push_back(row);
 		return answer;

@@ -68,9 +68,11 @@ public:
 
 	virtual ServerRole probeRole(bool force) = 0;
 		/// Determines the role: unless force, from the ParameterStatus values in_hot_standby and
-		/// default_transaction_read_only when the server sent them, or from a probe answered since the
-		/// session's last other command (the startup's, for a session just opened); otherwise (or when
-		/// forced) with one round trip "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')",
+		/// default_transaction_read_only when the server sent them (the real session: once a probe has
+		/// shown the peer is the server, not a pooler replaying them, doc/poolers.md), or from a probe
+		/// answered since the session's last other command (the startup's, for a session just opened);
+		/// otherwise (or when forced) with one round trip
+		/// "SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), pg_backend_pid()",
 		/// bounded by the settings' Timeout unless a shorter Command Timeout bounds it.
 		/// Throws BlueTuskSessionBrokenException / BlueTuskServerException on failure.
 

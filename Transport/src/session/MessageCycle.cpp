@@ -85,7 +85,7 @@ bool ProtocolSession::handleAsync(const BackendMessage& message)
 				_parameters.emplace(parameter.first, parameter.second);
 			if (_role != ServerRole::Unknown && (parameter.first == "in_hot_standby" || parameter.first == "default_transaction_read_only"))
 			{
-				ServerRole role = reportedRole();
+				ServerRole role = parameterRole();
 				if (role != ServerRole::Unknown && role != _role)
 				{
 					// The server changed role under this session (a promotion, a read-only switch): the
@@ -166,7 +166,7 @@ BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessa
 	{
 		// read_only_sql_transaction on a session believed writable: the server (or what a proxy connects
 		// it to) changed role under it. Forget the role so it is probed again (doc/high-availability.md).
-		const ServerRole known = _role != ServerRole::Unknown ? _role : reportedRole();
+		const ServerRole known = _role != ServerRole::Unknown ? _role : parameterRole();
 		if (known == ServerRole::Primary)
 		{
 			_role = ServerRole::Unknown;

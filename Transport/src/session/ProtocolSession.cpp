@@ -72,13 +72,6 @@ ServerRole ProtocolSession::role() const
 }
 
 
-ServerRole ProtocolSession::reportedRole() const
-{
-	if (_transactionPooling) return ServerRole::Unknown;
-	return SessionControl::reportedRole();
-}
-
-
 bool ProtocolSession::roleChangeSuspected() const
 {
 	return _roleChangeSuspected;

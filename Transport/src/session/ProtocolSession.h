@@ -88,8 +88,10 @@ public:
 	std::string connectedAddress() const;
 	ServerRole role() const;
 	ServerRole reportedRole() const;
-		/// Session's, except with transaction pooling: Unknown (a pooler may replay in_hot_standby and
-		/// default_transaction_read_only from its cache at login; the role then comes from a probe query).
+		/// Session's once a role probe has shown the peer is the server itself (pg_backend_pid() equal to
+		/// BackendKeyData's process id), else Unknown, and always Unknown with transaction pooling: a pooler
+		/// may replay in_hot_standby and default_transaction_read_only from its cache at login; the role
+		/// then comes from the probe query (RoleSource.cpp).
 	ServerRole probeRole(bool force);
 	bool roleChangeSuspected() const;
 	ServerRole probeRoleAndWal(Lsn& replayed, Lsn& received);
@@ -209,6 +211,14 @@ private:
 	void backendKey(const BackendMessage& message);
 	[[noreturn]] void startupError(const BackendMessage& message);
 	std::string password(const ConnectionSettings& settings, const std::string& method) const;
+
+	// RoleSource.cpp
+	ServerRole parameterRole() const;
+		/// What in_hot_standby and default_transaction_read_only say, confirmed or not (a change reported
+		/// during the session is the server's own); Unknown with transaction pooling.
+	void notePeerProcess(const std::string* backendPid);
+		/// The role probe's pg_backend_pid() (nullptr: NULL): equal to BackendKeyData's process id, the
+		/// session's ParameterStatus is the server's own and reportedRole() may use it.
 
 	// ProtocolSession.cpp
 	std::string where() const;
@@ -409,6 +419,7 @@ private:
 	Poco::Timespan _defaultCommandTimeout;   /// the settings' Command Timeout: endLease() puts it back
 	Poco::Timespan _maintenanceTimeout;      /// the settings' Timeout: bounds BlueTusk's own round trips (MaintenanceScope)
 	bool _roleFromProbe = false;             /// _role came from the probe query and no cycle ran since (probeRole(false))
+	bool _peerIsServer = false;              /// a role probe's pg_backend_pid() matched BackendKeyData (RoleSource.cpp)
 	std::shared_ptr<int> _lifetime = std::make_shared<int>(0);   /// a CopyIn's weak_ptr to it tells it the session is gone
 	Poco::Timespan _receiveTimeout;
 	bool _receiveTimeoutSet = false;

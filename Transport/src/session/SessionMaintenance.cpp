@@ -102,8 +102,9 @@ ServerRole ProtocolSession::probeRole(bool force)
 	ensureUsable();   // an open portal's rest is the caller's data: read ahead outside the probe's deadline
 	return maintain("the role probe", [this]
 	{
-		std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')");
-		if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 2 ||
+		// pg_backend_pid() tells a server from a pooler that replays ParameterStatus (RoleSource.cpp).
+		std::vector<QueryResult> results = executeReadOnly("SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), pg_backend_pid()");
+		if (results.size() != 1 || results[0].rows.size() != 1 || results[0].rows[0].size() != 3 ||
 			!results[0].rows[0][0] || !results[0].rows[0][1])
 		{
 			markBroken();
@@ -115,6 +116,7 @@ ServerRole ProtocolSession::probeRole(bool force)
 		else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
 		else _role = ServerRole::Primary;
 		_roleFromProbe = true;   // until the next ReadyForQuery (handleReady())
+		notePeerProcess(results[0].rows[0][2] ? &*results[0].rows[0][2] : nullptr);
 		return _role;
 	});
 }

@@ -28,7 +28,7 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-const char* const PROBE = "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')";
+const char* const PROBE = "SELECT pg_is_in_recovery(), current_setting('transaction_read_only'), pg_backend_pid()";
 
 
 std::string options(const FakeBackend& server, const std::string& extra)
@@ -186,8 +186,8 @@ public:
 		// A data source of target any opened for a primary: only the router probes, after the open, outside
 		// the startup's deadline; a frozen probe now costs the Timeout (the host fails), not the freeze.
 		QueryAnswer frozenProbe;
-		frozenProbe.columns = {"pg_is_in_recovery", "current_setting"};
-		frozenProbe.rows = {{std::string("f"), std::string("off")}};
+		frozenProbe.columns = {"pg_is_in_recovery", "current_setting", "pg_backend_pid"};
+		frozenProbe.rows = {{std::string("f"), std::string("off"), std::string("4000")}};
 		frozenProbe.frozen(20000);
 		FakeBackend server(BackendScript::primary().withoutRoleParameters().answer(PROBE, frozenProbe), "127.0.0.1");
 		RoutingContext connector;

@@ -1,9 +1,9 @@
 //
 // PoolerSupport.h
 //
-// What the pooler suites share: the PgBouncers' port and connection strings through them (scripts/pgbouncer),
-// the way to make a named statement disappear from every server session of node 1's PgBouncer, and a runner
-// that counts the rounds of many threads that threw.
+// What the pooler suites share: the PgBouncers' port, connection strings through them and their script
+// (scripts/pgbouncer), the way to make a named statement disappear from every server session of node 1's
+// PgBouncer, and a runner that counts the rounds of many threads that threw.
 //
 
 #ifndef BlueTusk_Test_PoolerSupport_INCLUDED
@@ -15,6 +15,7 @@
 #include "Poco/Exception.h"
 #include "Poco/NumberParser.h"
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <sys/wait.h>
 
 namespace BlueTusk {
 namespace Test {
@@ -47,6 +49,24 @@ inline std::string throughPooler(const std::string& hosts, const std::string& ex
 	/// A connection string through the PgBouncers of hosts ("127.0.0.1" or "127.0.0.1,127.0.0.2,127.0.0.3").
 {
 	return poolerTestString(hosts, poolerPort(), extra);
+}
+
+
+inline std::string throughPooler(int node, const std::string& extra = "")
+	/// Node node's PgBouncer alone (127.0.0.<node>), then extra.
+{
+	return throughPooler("127.0.0." + std::to_string(node), extra);
+}
+
+
+inline int runPgBouncerCommand(const std::string& arguments)
+	/// Runs scripts/pgbouncer with arguments for this cluster (its port and directory); returns the exit
+	/// status (-1 if it did not exit). Its output is discarded.
+{
+	const std::string command = "BLUETUSK_CLUSTER_PORT=" + std::to_string(cluster().port) + " BLUETUSK_CLUSTER_DIR='" +
+		cluster().clusterDir + "' '" + cluster().scriptsDir + "/pgbouncer' " + arguments + " >/dev/null 2>&1";
+	const int status = std::system(command.c_str());
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 
