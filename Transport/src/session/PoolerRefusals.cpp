@@ -251,6 +251,14 @@ PoolerRefusal holdRefusal()
 }
 
 
+PoolerRefusal prepareRefusal()
+{
+	return {"PREPARE (an SQL-level prepared statement)", "the statement stays on the server session that prepared it; " +
+		std::string(SESSION_STAYS), "use prepare() of the session (behind a transaction pooler each run parses it again, in the same "
+		"round trip), or a statement with parameters"};
+}
+
+
 PoolerRefusal refuseSet(const Tokens& s)
 	/// s starts with SET.
 {
@@ -339,6 +347,7 @@ PoolerRefusal refuseStatement(const Tokens& s)
 	if (isKeyword(s, 0, "listen")) return listenRefusal();
 	if (isKeyword(s, 0, "set")) return refuseSet(s);
 	if (isKeyword(s, 0, "declare")) return refuseDeclare(s);
+	if (isKeyword(s, 0, "prepare") && !isKeyword(s, 1, "transaction")) return prepareRefusal();
 	if (isKeyword(s, 0, "create"))
 	{
 		PoolerRefusal refusal = refuseCreate(s);

@@ -37,7 +37,8 @@ BlueTusk_Transport_API PoolerRefusal findPoolerRefusal(const std::string& sql);
 	/// (SET LOCAL, SET TRANSACTION, SET CONSTRAINTS and RESET are not); set_config(..., false); the
 	/// session-level advisory locks pg_advisory_lock, pg_advisory_lock_shared, pg_try_advisory_lock,
 	/// pg_try_advisory_lock_shared (the _xact_ ones are not); CREATE TEMP/TEMPORARY TABLE without ON COMMIT
-	/// DROP, CREATE TEMP VIEW/SEQUENCE and SELECT ... INTO TEMP; DECLARE ... WITH HOLD. Comments (-- and
+	/// DROP, CREATE TEMP VIEW/SEQUENCE and SELECT ... INTO TEMP; DECLARE ... WITH HOLD; PREPARE (not PREPARE
+	/// TRANSACTION). Comments (-- and
 	/// nested /* */), string literals ('', E'', U&''), dollar-quoted strings ($$, $tag$) and quoted
 	/// identifiers are skipped (a quoted identifier still names a function: "pg_advisory_lock"(1) is
 	/// found). Keywords are matched without regard to case. Thread-safe (no state); never throws but

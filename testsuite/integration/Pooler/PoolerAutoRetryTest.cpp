@@ -27,8 +27,11 @@ std::string poolerEndpoint()
 
 
 BlueTuskConnection freshAutoSession()
-	/// A session of default settings through node 1's PgBouncer, which this process has not found yet.
+	/// A session of default settings through node 1's PgBouncer, which this process has not found yet. The
+	/// server sessions behind it are cleared first: a statement an earlier session of auto left there under
+	/// the name this one will use would make its prepare() meet 42P05, the sign, too early.
 {
+	CPPUNIT_ASSERT_EQUAL(POOLER_SERVER_SESSIONS, deallocateOnEveryServerSession());
 	Detail::forgetTransactionPooler(poolerEndpoint());
 	BlueTuskConnection connection = BlueTuskConnection::open(throughPooler("127.0.0.1"));
 	CPPUNIT_ASSERT_EQUAL(poolerEndpoint(), connection.connectedEndpoint().toString());

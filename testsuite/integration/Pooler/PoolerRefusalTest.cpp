@@ -43,6 +43,7 @@ const std::vector<Refused>& refusedStatements()
 		{"SELECT set_config('application_name', 'bt', false)", "set_config(..., false)"},
 		{"CREATE TEMP TABLE bt_refusal (a int)", "CREATE TEMPORARY TABLE without ON COMMIT DROP"},
 		{"DECLARE bt_refusal CURSOR WITH HOLD FOR SELECT 1", "DECLARE ... WITH HOLD"},
+		{"PREPARE bt_refusal AS SELECT 1", "PREPARE (an SQL-level prepared statement)"},
 	};
 	return statements;
 }
@@ -84,7 +85,7 @@ class PoolerRefusalTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testAllowedBehindPooler);
 	CPPUNIT_TEST(testNotRefusedWithSessionPooling);
 	CPPUNIT_TEST(testReadYourWritesBehindPooler);
-	CPPUNIT_TEST(testSearchPathBehindPooler);
+	CPPUNIT_TEST(testStartupParametersBehindPooler);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -164,7 +165,8 @@ public:
 		}
 		CPPUNIT_ASSERT_EQUAL(std::string("public"), connection.query("SHOW search_path").row(0).get<std::string>(0));
 		CPPUNIT_ASSERT_EQUAL(Poco::Int32(1), connection.query("FETCH bt_refusal").row(0).get<Poco::Int32>(0));
-		connection.executeSimple("CLOSE bt_refusal; DROP TABLE bt_refusal; SELECT pg_advisory_unlock_all(); UNLISTEN *");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(1), connection.query("EXECUTE bt_refusal").row(0).get<Poco::Int32>(0));
+		connection.executeSimple("CLOSE bt_refusal; DROP TABLE bt_refusal; DEALLOCATE bt_refusal; SELECT pg_advisory_unlock_all(); UNLISTEN *");
 	}
 
 	void testReadYourWritesBehindPooler()
@@ -195,10 +197,14 @@ public:
 		cleanup.executeSimple("DROP TABLE bt_pooler_ryw");
 	}
 
-	void testSearchPathBehindPooler()
+	void testStartupParametersBehindPooler()
 		/// PgBouncer refuses the startup parameter options that Search Path is sent in: the error says so and
-		/// names the keywords and ignore_startup_parameters.
+		/// names the keywords and ignore_startup_parameters. Application Name passes (PgBouncer sets it on the
+		/// server session of each transaction).
 	{
+		BlueTuskConnection named = BlueTuskConnection::open(throughPooler("127.0.0.1", "Server Pooling=transaction;Application Name=bt_pooled_app"));
+		for (int i = 0; i < 3; ++i)
+			CPPUNIT_ASSERT_EQUAL(std::string("bt_pooled_app"), named.query("SELECT current_setting('application_name')").row(0).get<std::string>(0));
 		try
 		{
 			BlueTuskConnection::open(throughPooler("127.0.0.1", "Search Path=public"));

@@ -34,6 +34,7 @@ class PoolerRefusalsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testAdvisoryLocks);
 	CPPUNIT_TEST(testTemporaryTables);
 	CPPUNIT_TEST(testHoldCursors);
+	CPPUNIT_TEST(testPrepare);
 	CPPUNIT_TEST(testCommentsAndLiterals);
 	CPPUNIT_TEST(testDollarQuotes);
 	CPPUNIT_TEST(testQuotedIdentifiers);
@@ -124,6 +125,15 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string(), feature("DECLARE c CURSOR WITHOUT HOLD FOR SELECT 1"));
 		CPPUNIT_ASSERT_EQUAL(std::string(), feature("DECLARE c CURSOR FOR SELECT 1"));
 		CPPUNIT_ASSERT_EQUAL(std::string(), feature("DECLARE c CURSOR FOR WITH hold AS (SELECT 1) SELECT * FROM hold"));
+	}
+
+	void testPrepare()
+	{
+		CPPUNIT_ASSERT_EQUAL(std::string("PREPARE (an SQL-level prepared statement)"), feature("PREPARE q (int) AS SELECT $1"));
+		CPPUNIT_ASSERT_EQUAL(std::string("PREPARE (an SQL-level prepared statement)"), feature("prepare q as select 1"));
+		CPPUNIT_ASSERT_EQUAL(std::string(), feature("PREPARE TRANSACTION 'bt1'"));
+		CPPUNIT_ASSERT_EQUAL(std::string(), feature("COMMIT PREPARED 'bt1'"));
+		CPPUNIT_ASSERT_EQUAL(std::string(), feature("DEALLOCATE ALL"));
 	}
 
 	void testCommentsAndLiterals()
