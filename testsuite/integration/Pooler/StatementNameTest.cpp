@@ -54,7 +54,7 @@ public:
 			{
 				// each in a transaction, so each holds its own server session of the 8
 				holders.push_back(std::make_unique<BlueTuskConnection>(BlueTuskConnection::open(throughPoolers("Target Session Attributes=primary"))));
-				holders.back()->executeSimple("BEGIN");
+				holders.back()->executeSimple("BEGIN; DEALLOCATE ALL");   // what earlier runs left there
 				if (i % 2 == 0)
 				{
 					for (int n = 1; n <= 4; ++n)
