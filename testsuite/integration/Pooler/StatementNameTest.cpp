@@ -11,7 +11,7 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskDataSource.h"
-#include "PoolerTestSupport.h"
+#include "PoolerSupport.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <memory>
