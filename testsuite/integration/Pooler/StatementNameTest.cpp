@@ -52,8 +52,11 @@ public:
 			std::vector<std::unique_ptr<BlueTuskConnection>> holders;
 			for (int i = 0; i < 8; ++i)
 			{
-				// each in a transaction, so each holds its own server session of the 8
-				holders.push_back(std::make_unique<BlueTuskConnection>(BlueTuskConnection::open(throughPoolers("Target Session Attributes=primary"))));
+				// each in a transaction, so each holds its own server session of the 8; Server Pooling=session,
+				// as an earlier client unaware of the pooler: with auto, once this process has found the
+				// pooler, the SQL-level PREPARE below is refused (PoolerRefusalTest)
+				holders.push_back(std::make_unique<BlueTuskConnection>(BlueTuskConnection::open(
+					throughPoolers("Target Session Attributes=primary;Server Pooling=session"))));
 				holders.back()->executeSimple("BEGIN; DEALLOCATE ALL");   // what earlier runs left there
 				if (i % 2 == 0)
 				{
