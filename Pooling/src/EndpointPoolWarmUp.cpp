@@ -94,14 +94,12 @@ void EndpointPool::warmUpPool(bool background)
 				session = m.factory->open(_endpoint, m.settings);
 				if (!session) throw BlueTuskException("the session factory returned no session for " + _endpoint.toString());
 				session->control().setStatementCounters(_impl->statements);
-				if (m.filtersRoles())
-				{
-					// The role decides whether the session may stay: probed by a targeted open, else by
-					// reportedRole() once confirmed, else probed here (doc/routing.md, "Roles").
-					role = session->role();
-					if (role == ServerRole::Unknown) role = session->control().reportedRole();
-					if (role == ServerRole::Unknown) role = session->control().probeRole(false);
-				}
+				// The role decides whether the session may stay (a target that filters roles) and is the
+				// endpoint's last known role: probed by a targeted open, else by reportedRole() once confirmed,
+				// else probed here (one round trip, in the background; doc/routing.md, "Roles").
+				role = session->role();
+				if (role == ServerRole::Unknown) role = session->control().reportedRole();
+				if (role == ServerRole::Unknown) role = session->control().probeRole(false);
 			}
 			catch (...)
 			{

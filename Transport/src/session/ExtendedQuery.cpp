@@ -71,6 +71,7 @@ const std::string& ProtocolSession::serverName(const PreparedStatement::Descript
 bool ProtocolSession::noticeTransactionPooler(const BlueTuskServerException& exc)
 {
 	if (!_autoPooling || _transactionPooling || _broken || !Detail::isTransactionPoolerSign(exc)) return false;
+	if (peerIsServer()) return false;   // the application's own DEALLOCATE ALL or DISCARD ALL on the server itself
 	setTransactionPooling(true);
 	const std::string endpoint = _endpoint.toString();
 	if (Detail::markTransactionPooler(endpoint))

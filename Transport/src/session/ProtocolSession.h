@@ -216,6 +216,12 @@ private:
 	ServerRole parameterRole() const;
 		/// What in_hot_standby and default_transaction_read_only say, confirmed or not (a change reported
 		/// during the session is the server's own); Unknown with transaction pooling.
+	bool peerIsServer();
+		/// True when the session has shown that it talks to the server itself (a role probe's
+		/// pg_backend_pid() equal to BackendKeyData's process id), or shows it now: outside a transaction
+		/// block it runs the role probe (one round trip). A 26000 on one of the session's own statements is
+		/// then the application's own DEALLOCATE ALL or DISCARD ALL, not the sign of a transaction pooler.
+		/// Never throws (a failed probe: false).
 	void notePeerProcess(const std::string* backendPid);
 		/// The role probe's pg_backend_pid() (nullptr: NULL): equal to BackendKeyData's process id, the
 		/// session's ParameterStatus is the server's own and reportedRole() may use it.

@@ -47,6 +47,22 @@ ServerRole ProtocolSession::parameterRole() const
 }
 
 
+bool ProtocolSession::peerIsServer()
+{
+	if (_peerIsServer) return true;
+	if (_transactionStatus != TransactionStatus::Idle) return false;   // a probe would fail in a failed block
+	try
+	{
+		probeRole(true);
+	}
+	catch (const Poco::Exception&)
+	{
+		return false;
+	}
+	return _peerIsServer && !_broken;
+}
+
+
 void ProtocolSession::notePeerProcess(const std::string* backendPid)
 {
 	int pid = 0;

@@ -12,6 +12,7 @@
 #include "BlueTusk/NotificationListener.h"
 #include "BlueTusk/Pipeline.h"
 #include "PoolerSupport.h"
+#include "session/PoolerDetection.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <functional>
 #include <iostream>
@@ -86,6 +87,7 @@ class PoolerRefusalTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNotRefusedWithSessionPooling);
 	CPPUNIT_TEST(testReadYourWritesBehindPooler);
 	CPPUNIT_TEST(testStartupParametersBehindPooler);
+	CPPUNIT_TEST(testOwnDeallocateOnServerIsNoPooler);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -217,6 +219,33 @@ public:
 			CPPUNIT_ASSERT_MESSAGE(text, text.find("Search Path") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(text, text.find("ignore_startup_parameters") != std::string::npos);
 		}
+	}
+
+	void testOwnDeallocateOnServerIsNoPooler()
+		/// Straight to the server with Server Pooling=auto (the default) and any target (no role probe at the
+		/// open): the application's own DEALLOCATE ALL, then its prepared statement runs again. The 26000 it
+		/// meets comes from the server itself (the probe's pg_backend_pid() equals BackendKeyData's process
+		/// id), so the endpoint is not taken for a transaction pooler: SET and temp tables stay allowed.
+	{
+		BlueTuskConnection direct = BlueTuskConnection::open(toServer());
+		const std::string endpoint = direct.connectedEndpoint().toString();
+		Detail::forgetTransactionPooler(endpoint);
+		PreparedStatement statement = direct.prepare("SELECT $1::int4 + 1");
+		direct.executeSimple("DEALLOCATE ALL");
+		try
+		{
+			direct.execute(statement, {Poco::Int32(41)});
+		}
+		catch (const BlueTuskServerException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("26000"), exc.sqlState());   // the documented error, or a retry
+		}
+		CPPUNIT_ASSERT_MESSAGE("the server was taken for a transaction pooler", !Detail::isTransactionPooler(endpoint));
+		direct.executeSimple("SET application_name = 'own-deallocate'");
+		direct.executeSimple("CREATE TEMP TABLE own_deallocate (a int)");
+		BlueTuskConnection other = BlueTuskConnection::open(toServer());
+		other.executeSimple("SET application_name = 'other'");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(42), other.query("SELECT $1::int4 + 1", {Poco::Int32(41)}).row(0).get<Poco::Int32>(0));
 	}
 };
 

@@ -116,8 +116,8 @@ public:
 
 	void testWarmUpLearnsRoles()
 	{
-		// PostgreSQL 15 reports in_hot_standby and default_transaction_read_only at startup: warm-up alone
-		// fills in each endpoint's last known role, with no probe and no targeted checkout.
+		// Warm-up alone fills in each endpoint's last known role, with no targeted checkout: the role probe
+		// on each new session (ParameterStatus is trusted only once a probe has shown the peer is the server).
 		RoutingContext connector;
 		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(allNodes(), "Minimum Pool Size=1;Timeout=10"), connector);
 		dataSource->warmUp();
