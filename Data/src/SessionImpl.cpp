@@ -37,7 +37,7 @@ std::string redacted(const std::string& connectionString)
 }
 
 
-Poco::Logger& logger()
+Poco::Logger& connectorLogger()
 {
 	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Data");
 	return instance;
@@ -184,7 +184,7 @@ void SessionImpl::reset()
 	}
 	catch (Poco::Exception& exc)
 	{
-		logger().warning("bluetusk: resetting the session to %s failed (%s); it is closed", _connection.connectedEndpoint().toString(), exc.displayText());
+		connectorLogger().warning("bluetusk: resetting the session to %s failed (%s); it is closed", _connection.connectedEndpoint().toString(), exc.displayText());
 		close();
 	}
 	catch (...)
@@ -382,7 +382,7 @@ void SessionImpl::leaveToken()
 	catch (Poco::Exception& exc)
 	{
 		// The statement committed; only the token is missing: a reader may then not see it.
-		logger().warning("bluetusk: no read-your-writes token from %s: %s", _connection.connectedEndpoint().toString(), exc.displayText());
+		connectorLogger().warning("bluetusk: no read-your-writes token from %s: %s", _connection.connectedEndpoint().toString(), exc.displayText());
 	}
 }
 
@@ -427,7 +427,7 @@ void SessionImpl::catchUp()
 	}
 	// Not replayed within Read Your Writes Timeout: move as reconnect() does; the checkout routes with the
 	// token (prefer-standby: a standby that has it, else the primary; standby: ConnectionException).
-	logger().information("bluetusk: %s has replayed up to %s, not the token %s, after Read Your Writes Timeout; the session moves",
+	connectorLogger().information("bluetusk: %s has replayed up to %s, not the token %s, after Read Your Writes Timeout; the session moves",
 		_connection.connectedEndpoint().toString(), replayed.toString(), token.toString());
 	const bool autoCommit = _autoCommit;
 	const bool beginOwed = _beginOwed;

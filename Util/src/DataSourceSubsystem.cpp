@@ -26,7 +26,7 @@ const char* const WARM_UP_KEY = "warmUp";
 const char* const POLICY_KEY = "policy";
 
 
-Poco::Logger& logger()
+Poco::Logger& subsystemLogger()
 {
 	return Poco::Logger::get("BlueTusk.Routing");
 }
@@ -179,7 +179,7 @@ void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 		config.keys(DATA_SOURCES_PROPERTY, names);
 		if (names.empty())
 		{
-			logger().warning("no data sources configured (no %s.<name>.connectionString properties)", DATA_SOURCES_PROPERTY);
+			subsystemLogger().warning("no data sources configured (no %s.<name>.connectionString properties)", DATA_SOURCES_PROPERTY);
 		}
 		for (const auto& name: names)
 		{
@@ -211,7 +211,7 @@ void DataSourceSubsystem::loadPlugins(const Poco::Util::AbstractConfiguration& c
 			throw BlueTuskPluginException(PLUGINS_PROPERTY + ": cannot load \"" + plugin + "\": " + exc.message());
 		}
 		loaded.push_back(plugin);
-		logger().log(Poco::Message(logger().name(), PLUGINS_PROPERTY + ": loaded plugin " + plugin,
+		subsystemLogger().log(Poco::Message(subsystemLogger().name(), PLUGINS_PROPERTY + ": loaded plugin " + plugin,
 			announce ? Poco::Message::PRIO_INFORMATION : Poco::Message::PRIO_DEBUG));
 	}
 }
@@ -286,7 +286,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 			{
 				throw BlueTuskPluginException(policyPrefix + ".*: host-order policy \"" + settings.hostOrder + "\" rejected its configuration: " + exc.message());
 			}
-			logger().information("%s: host-order policy %s configured with %s", prefix, redactor.redact(settings.hostOrder), policyPrefix + ".*");
+			subsystemLogger().information("%s: host-order policy %s configured with %s", prefix, redactor.redact(settings.hostOrder), policyPrefix + ".*");
 		}
 
 		BlueTuskDataSource::Ptr dataSource;
@@ -298,13 +298,13 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 		{
 			throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
 		}
-		if (logger().debug()) logger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, redactor.redact(settings.hostOrder), toString(settings.targetSessionAttributes));
+		if (subsystemLogger().debug()) subsystemLogger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, redactor.redact(settings.hostOrder), toString(settings.targetSessionAttributes));
 
 		if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
 		{
 			dataSource->warmUp();
 			PoolStatistics stats = dataSource->getPoolStatistics();
-			logger().information("data source \"%s\" warmed up: %d idle of %d wanted (%s)", name, stats.idle,
+			subsystemLogger().information("data source \"%s\" warmed up: %d idle of %d wanted (%s)", name, stats.idle,
 				settings.minPoolSize * static_cast<int>(dataSource->getHostPoolStatistics().size()), stats.toString());
 		}
 		return dataSource;
@@ -330,11 +330,11 @@ void DataSourceSubsystem::close()
 		{
 			PoolStatistics stats = entry.second->getPoolStatistics();
 			entry.second->drain();
-			logger().information("data source \"%s\" drained (%s)", entry.first, stats.toString());
+			subsystemLogger().information("data source \"%s\" drained (%s)", entry.first, stats.toString());
 		}
 		catch (Poco::Exception& exc)
 		{
-			logger().warning("data source \"%s\": drain failed: %s", entry.first, exc.displayText());
+			subsystemLogger().warning("data source \"%s\": drain failed: %s", entry.first, exc.displayText());
 		}
 		catch (...)
 		{

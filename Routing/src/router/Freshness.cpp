@@ -16,7 +16,7 @@ namespace Detail {
 
 namespace {
 
-Poco::Logger& logger()
+Poco::Logger& freshnessLogger()
 {
 	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
 	return instance;
@@ -171,7 +171,7 @@ void FreshnessState::refreshPrimary(PoolManager& pools, const std::vector<BlueTu
 		{
 			// A standby now (promotion elsewhere) or a broken session: the lag rule goes on with what it knows.
 			broken = entry->session->isBroken();
-			if (logger().debug()) logger().debug("primary WAL position from %s not learned: %s", endpoint.toString(), _settings.redactor().redact(exc.displayText()));
+			if (freshnessLogger().debug()) freshnessLogger().debug("primary WAL position from %s not learned: %s", endpoint.toString(), _settings.redactor().redact(exc.displayText()));
 		}
 		pool.release(std::move(entry), broken);
 		break;
@@ -415,8 +415,8 @@ bool FreshnessRule::waitOnIdle(const TargetSessionPolicy& policy, PoolManager& p
 		held.erase(std::remove(held.begin(), held.end(), nullptr), held.end());
 		if (held.empty()) return false;   // none left to wait on (promoted, broken): the route decides
 	}
-	if (logger().debug())
-		logger().debug("%z standby session(s) still behind the token %s after Read Your Writes Timeout; routing without them",
+	if (freshnessLogger().debug())
+		freshnessLogger().debug("%z standby session(s) still behind the token %s after Read Your Writes Timeout; routing without them",
 			held.size(), _token.toString());
 	releaseAll();
 	_strict = true;
@@ -456,8 +456,8 @@ PoolEntryPtr FreshnessRule::checkout(const Route& route, TargetSessionPolicy::Pt
 		}
 		if (!behindToken(*entry->session, behind)) return entry;
 	}
-	if (logger().debug())
-		logger().debug("%s: standby %s behind the token %s after Read Your Writes Timeout; routing again without it",
+	if (freshnessLogger().debug())
+		freshnessLogger().debug("%s: standby %s behind the token %s after Read Your Writes Timeout; routing again without it",
 			entry->pool->endpoint().toString(), formatByteSize(behind), _token.toString());
 	EndpointPool* pool = entry->pool;
 	const bool broken = entry->session->isBroken();

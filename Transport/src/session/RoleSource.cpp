@@ -24,7 +24,7 @@ namespace BlueTusk {
 
 namespace {
 
-Poco::Logger& logger()
+Poco::Logger& roleLogger()
 {
 	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Transport");
 	return instance;
@@ -69,8 +69,8 @@ void ProtocolSession::notePeerProcess(const std::string* backendPid)
 	const bool same = backendPid && Poco::NumberParser::tryParse(*backendPid, pid) && pid != 0 && pid == _processId;
 	if (same == _peerIsServer) return;
 	_peerIsServer = same;
-	if (!same && logger().debug())
-		logger().debug("%s: pg_backend_pid() %s is not the BackendKeyData process id: a pooler answers for the server, roles come from the probe query",
+	if (!same && roleLogger().debug())
+		roleLogger().debug("%s: pg_backend_pid() %s is not the BackendKeyData process id: a pooler answers for the server, roles come from the probe query",
 			where(), backendPid ? *backendPid : std::string("NULL"));
 }
 

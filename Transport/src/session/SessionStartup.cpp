@@ -31,7 +31,7 @@ namespace BlueTusk {
 
 namespace {
 
-Poco::Logger& logger()
+Poco::Logger& startupLogger()
 {
 	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Transport");
 	return instance;
@@ -129,7 +129,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 			{
 				const BlueTuskServerException* server = dynamic_cast<const BlueTuskServerException*>(exc.nested());
 				if (!server || server->sqlState() != "28000") throw;
-				if (logger().debug()) logger().debug("%s: the server rejected a session without TLS (SSL Mode=allow); retrying with TLS", where());
+				if (startupLogger().debug()) startupLogger().debug("%s: the server rejected a session without TLS (SSL Mode=allow); retrying with TLS", where());
 				reconnect(socket);
 				negotiate(socket, settings, mode, true);
 			}
@@ -142,7 +142,7 @@ void ProtocolSession::startup(Poco::Net::StreamSocket& socket, const Poco::Net::
 			catch (Poco::Net::SSLException& exc)
 			{
 				if (!_tlsHandshakeFailed) throw;
-				if (logger().debug()) logger().debug("%s: TLS handshake failed (%s); retrying without TLS (SSL Mode=prefer)", where(), exc.displayText());
+				if (startupLogger().debug()) startupLogger().debug("%s: TLS handshake failed (%s); retrying without TLS (SSL Mode=prefer)", where(), exc.displayText());
 				reconnect(socket);
 				negotiate(socket, settings, mode, false);
 			}
@@ -389,7 +389,7 @@ void ProtocolSession::negotiateProtocolVersion(const BackendMessage& message, co
 	if (offer.first != 0 && offer.first != 2)
 		throw BlueTuskProtocolException("the server offers protocol version 3." + std::to_string(offer.first) +
 			", which BlueTusk does not speak (it speaks 3.0 and 3.2)");
-	if (logger().debug()) logger().debug("%s: the server speaks protocol 3.%d (3.%d requested)", where(), static_cast<int>(offer.first), _protocolVersion);
+	if (startupLogger().debug()) startupLogger().debug("%s: the server speaks protocol 3.%d (3.%d requested)", where(), static_cast<int>(offer.first), _protocolVersion);
 	_protocolVersion = offer.first;
 }
 
