@@ -4,7 +4,7 @@
 // Library: BlueTusk/Metrics
 //
 
-#include "BlueTusk/Metrics/MetricNames.h"
+#include "BlueTusk/Metrics/MetricsObserver.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // the names it uses, one "key value" line each, for RunPackageConsumer.cmake to check.
 //
 
-#include "BlueTusk/Metrics/MetricNames.h"
+#include "BlueTusk/Metrics/MetricsObserver.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include <iostream>
 

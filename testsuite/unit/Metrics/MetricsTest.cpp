@@ -11,7 +11,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "BlueTusk/HostAttemptsException.h"
-#include "BlueTusk/Metrics/MetricNames.h"
+#include "BlueTusk/Metrics/MetricsObserver.h"
 #include "BlueTusk/Metrics/PrometheusExporter.h"
 #include "FakeRoutingContext.h"
 #include "MetricsTestSupport.h"

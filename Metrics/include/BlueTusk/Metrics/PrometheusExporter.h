@@ -28,7 +28,7 @@ namespace Metrics {
 
 class BlueTusk_Metrics_API PrometheusExporter: public prometheus::Collectable
 	/// Turns what the data sources attached to it report into Prometheus metric families, named by the
-	/// OpenTelemetry semantic conventions (MetricNames.h): gauges read from each data source's
+	/// OpenTelemetry semantic conventions (MetricsObserver.h): gauges read from each data source's
 	/// getHostPoolStatistics() at collection time (so a scrape equals the pool's own statistics at that
 	/// moment), histograms and counters from the MetricsObserver installed on it.
 	///
