@@ -9,11 +9,11 @@
 #   BLUETUSK_BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   BLUETUSK_JOBS        parallel build jobs (default: nproc)
 #   BLUETUSK_UNITY_BUILD ON (default) or OFF: whether the test-only builds (scripts/tsan, scripts/asan,
-#                        scripts/fuzz, scripts/poco-current) compile each target's sources in batches
-#                        (CMAKE_UNITY_BUILD, 8 files a batch): each batch parses the Poco and standard headers
-#                        once, which roughly halves their compile time on a clean machine (doc/maintaining.md,
-#                        "Unity builds"). The main build (scripts/setup) never does: it is the users' build
-#                        and checks that every file includes what it uses.
+#                        scripts/fuzz, scripts/poco-current) compile each library's sources in batches (the
+#                        CMake option BLUETUSK_UNITY_BUILD, 8 files a batch): each batch parses the Poco and
+#                        standard headers once (doc/maintaining.md, "Unity builds"). The main build
+#                        (scripts/setup) never does: it is the users' build and checks that every file
+#                        includes what it uses.
 
 BLUETUSK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BLUETUSK_BUILD_DIR="${BLUETUSK_BUILD_DIR:-$BLUETUSK_ROOT/build}"
@@ -160,7 +160,7 @@ bt_sanitizer_suites()
 	generator="$(bt_generator)"
 	bt_log "$name build in $BLUETUSK_BUILD_DIR: $*"
 	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE=Debug -D"$option"=ON \
-		-DCMAKE_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
+		-DBLUETUSK_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
 	for suite in "$@"; do
 		log="$BLUETUSK_BUILD_DIR/$suite.$name.log"
