@@ -67,6 +67,7 @@ class PluginRegistryTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnknownNameListsAvailable);
 	CPPUNIT_TEST(testUnknownNameWhenEmpty);
 	CPPUNIT_TEST(testDuplicateBuiltin);
+	CPPUNIT_TEST(testNamesUniqueInAnyLetterCase);
 	CPPUNIT_TEST(testNullFactory);
 	CPPUNIT_TEST(testMissingLibrary);
 	CPPUNIT_TEST(testNotALibrary);
@@ -117,6 +118,16 @@ public:
 		registry.addBuiltin("hello", [] { return std::make_shared<Hello>(); });
 		const std::string message = messageOf([&] { registry.addBuiltin("hello", [] { return std::make_shared<Bonjour>(); }); });
 		CPPUNIT_ASSERT_EQUAL(std::string("cannot add the built-in greeter policy \"hello\": a built-in class already provides it"), message);
+		CPPUNIT_ASSERT_EQUAL(std::string("hello"), registry.create("hello")->greet());
+	}
+
+	void testNamesUniqueInAnyLetterCase()
+	{
+		PluginRegistry<Greeter> registry("greeter");
+		registry.addBuiltin("hello", [] { return std::make_shared<Hello>(); });
+		CPPUNIT_ASSERT_EQUAL(std::string("cannot add the built-in greeter policy \"Hello\": a built-in class already provides it"),
+			messageOf([&] { registry.addBuiltin("Hello", [] { return std::make_shared<Bonjour>(); }); }));
+		CPPUNIT_ASSERT((registry.names() == std::vector<std::string>{"hello"}));
 		CPPUNIT_ASSERT_EQUAL(std::string("hello"), registry.create("hello")->greet());
 	}
 
