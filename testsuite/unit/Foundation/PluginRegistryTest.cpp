@@ -8,11 +8,13 @@
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
 #include "Poco/TemporaryFile.h"
+#include "PluginErrorText.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <thread>
 
 using namespace BlueTusk;
+using namespace BlueTusk::Test;
 
 namespace {
 
@@ -36,20 +38,6 @@ class Bonjour: public Greeter
 public:
 	std::string greet() const override { return "bonjour"; }
 };
-
-
-std::string messageOf(const std::function<void()>& action)
-{
-	try
-	{
-		action();
-	}
-	catch (BlueTuskPluginException& exc)
-	{
-		return exc.message();
-	}
-	return "(no exception)";
-}
 
 
 bool contains(const std::string& text, const std::string& part)

@@ -22,6 +22,7 @@
 #include "Poco/Path.h"
 #include "Poco/StreamCopier.h"
 #include "Poco/TemporaryFile.h"
+#include "PluginErrorText.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
 #include <fcntl.h>
@@ -58,21 +59,6 @@ std::string canonical(const std::string& path)
 {
 	char buffer[PATH_MAX];
 	return ::realpath(path.c_str(), buffer) ? std::string(buffer) : path;
-}
-
-
-template <class Action>
-std::string messageOf(Action action)
-{
-	try
-	{
-		action();
-	}
-	catch (BlueTuskPluginException& exc)
-	{
-		return exc.message();
-	}
-	return "(no exception)";
 }
 
 
