@@ -70,15 +70,25 @@ static inline void repeated(const char* name)
 	if (("\n" + names).find("\n" + line) == std::string::npos) names += line;
 }
 
+template <class C, class B>
+static inline void exportInterface(Poco::Manifest<B>* manifest, const char* name)
+	/// What POCO_EXPORT_INTERFACE(C, name) does, but a name already in the manifest is recorded, not lost.
+	/// B is deduced from the manifest (Poco 1.11 calls it _Base in its macros, 1.14 BaseType).
+{
+	Poco::MetaObject<C, B>* meta = new Poco::MetaObject<C, B>(name);
+	if (!manifest->insert(meta))
+	{
+		repeated(name);
+		delete meta;
+	}
+}
+
 } } // namespace BlueTusk::PluginManifestDetail
 
 
 #undef POCO_EXPORT_INTERFACE
 #define POCO_EXPORT_INTERFACE(cls, itf) \
-	{ \
-		Poco::MetaObject<cls, _Base>* pMeta_ = new Poco::MetaObject<cls, _Base>(itf); \
-		if (!pManifest->insert(pMeta_)) { ::BlueTusk::PluginManifestDetail::repeated(itf); delete pMeta_; } \
-	}
+	::BlueTusk::PluginManifestDetail::exportInterface<cls>(pManifest, itf);
 	/// Poco's POCO_EXPORT_INTERFACE (Poco/ClassLibrary.h), redefined so that a name given twice in one manifest
 	/// is recorded for the loader (bluetuskPluginRepeatedNames()) instead of silently keeping the first.
 
