@@ -110,6 +110,8 @@ class PluginLoadingTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testWrongAbiVersionRefused);
 	CPPUNIT_TEST(testMissingAbiVersionRefused);
 	CPPUNIT_TEST(testMissingPluginPathEntry);
+	CPPUNIT_TEST(testNonPluginInAPluginPathDirectory);
+	CPPUNIT_TEST(testLibraryOfAnotherFamily);
 	CPPUNIT_TEST(testOverwritingALoadedPlugin);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -230,6 +232,29 @@ public:
 			BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + std::string(BLUETUSK_TEST_PLUGIN_DIR) + ",/nonexistent/site-plugins"), fake.context);
 		});
 		CPPUNIT_ASSERT_EQUAL(std::string("Plugin Path entry \"/nonexistent/site-plugins\" does not exist (neither a plugin library file nor a directory)"), message);
+	}
+
+	void testNonPluginInAPluginPathDirectory()
+	{
+		// Every library in a Plugin Path directory is a plugin: one without a manifest is an error, not skipped.
+		Poco::TemporaryFile dir;
+		dir.createDirectories();
+		const std::string file = dir.path() + "/libHelper.so";
+		Poco::File(std::string(BLUETUSK_BINARY_DIR) + "/lib/libBlueTuskFoundation.so").copyTo(file);
+		FakeRoutingContext fake;
+		const std::string message = messageOf([&]
+		{
+			BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + dir.path()), fake.context);
+		});
+		CPPUNIT_ASSERT_EQUAL("cannot load plugin library \"" + file + "\": it exports no Poco class manifest (POCO_BEGIN_MANIFEST)", message);
+	}
+
+	void testLibraryOfAnotherFamily()
+	{
+		PluginRegistry<HostOrderPolicy> registry("host order");
+		CPPUNIT_ASSERT_EQUAL("cannot load host order plugin library \"" + faulty("capped-a") + "\": its manifest is for another base class "
+			"than this policy family", messageOf([&] { registry.loadLibrary(faulty("capped-a")); }));
+		CPPUNIT_ASSERT(registry.names().empty());
 	}
 
 	void testOverwritingALoadedPlugin()
