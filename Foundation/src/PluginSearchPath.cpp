@@ -161,6 +161,12 @@ bool isPluginFile(const std::string& path)
 }
 
 
+bool isPluginDirectory(const std::string& path)
+{
+	return isDirectory(path);
+}
+
+
 std::vector<std::string> pluginLibrariesIn(const std::string& directory)
 {
 	std::vector<std::string> files;

@@ -7,6 +7,7 @@
 //
 
 #include "StandardTargetPolicy.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
 
 POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
@@ -18,3 +19,5 @@ POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(BlueTusk::ReadWriteTargetPolicy, "read-write")
 	POCO_EXPORT_INTERFACE(BlueTusk::ReadOnlyTargetPolicy, "read-only")
 POCO_END_MANIFEST
+
+BLUETUSK_PLUGIN_ABI(); // the plugin ABI version it is built for (doc/plugins.md)

@@ -10,6 +10,7 @@
 #include "AutoFailoverTopologySource.h"
 #include "BlueTusk/TopologySource.h"
 #include "PatroniTopologySource.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
 
 POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
@@ -17,3 +18,5 @@ POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
 	POCO_EXPORT_INTERFACE(BlueTusk::AutoFailoverTopologySource, "pg_auto_failover")
 	POCO_EXPORT_INTERFACE(BlueTusk::PatroniTopologySource, "patroni")
 POCO_END_MANIFEST
+
+BLUETUSK_PLUGIN_ABI(); // the plugin ABI version it is built for (doc/plugins.md)

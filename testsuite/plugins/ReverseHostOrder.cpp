@@ -6,6 +6,7 @@
 //
 
 #include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
 
 namespace {
@@ -33,3 +34,5 @@ public:
 POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
 	POCO_EXPORT_INTERFACE(ReverseHostOrder, "reverse")
 POCO_END_MANIFEST
+
+BLUETUSK_PLUGIN_ABI(); // the plugin ABI version it is built for (doc/plugins.md)

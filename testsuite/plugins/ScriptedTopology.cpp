@@ -9,6 +9,7 @@
 
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/TopologySource.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
 #include <chrono>
 #include <condition_variable>
@@ -92,3 +93,5 @@ private:
 POCO_BEGIN_MANIFEST(BlueTusk::TopologySource)
 	POCO_EXPORT_INTERFACE(ScriptedTopology, "scripted")
 POCO_END_MANIFEST
+
+BLUETUSK_PLUGIN_ABI(); // the plugin ABI version it is built for (doc/plugins.md)

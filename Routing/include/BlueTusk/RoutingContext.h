@@ -103,14 +103,18 @@ public:
 		/// Path" setting, directories or library files; its directories' site libraries are loaded too).
 		/// BlueTuskDataSource creation, BlueTuskConnection::open() and DataSourceSubsystem call it.
 		/// Throws BlueTuskPluginException when a standard library is not found or cannot be loaded, naming
-		/// each such library and every path searched (standardPluginsMissingMessage()), or when a site
-		/// library named by a file entry cannot be loaded. The first use of a registry loads the standard
-		/// libraries the same way without throwing for a missing one.
+		/// each such library and every path searched (standardPluginsMissingMessage()), when a pluginPath
+		/// entry does not exist (naming it), or when a site library of a file or directory entry cannot be
+		/// loaded (see loadPlugin()). The first use of a registry loads the standard libraries the same way
+		/// without throwing for a missing one.
 
 	void loadPlugin(const std::string& path);
-		/// Loads a site plugin library (a file path, or a base name found along the search path) into every
-		/// family whose manifest it carries. Loading the same library twice is harmless.
-		/// Throws BlueTuskPluginException when it cannot be loaded or carries no BlueTusk manifest.
+		/// Loads a site plugin library (a file path, or a base name found along the search path) into the
+		/// family its manifest is for, from a private copy (PluginRegistry.h, openPluginImage()). Loading the
+		/// same unchanged library twice is harmless. Throws BlueTuskPluginException with the real cause: it
+		/// cannot be loaded, has no manifest or one for no policy family, declares no or another plugin ABI
+		/// version, changed on disk since it was loaded, or provides a reserved standard name, a name twice,
+		/// or a name another library provides (naming the family, the name and both libraries).
 
 	HostOrderPolicy::Ptr hostOrderPolicy(const std::string& name);
 		/// The host-order policy called name ("sequential", "random", "parallel", or a plugin's).

@@ -80,31 +80,29 @@ struct RoutingContext::Impl
 		return pluginSearchPath(pluginPath);
 	}
 
-	bool loadInto(const std::string& path, std::string& why)
-		/// Loads path into every registry whose manifest it carries. Returns true if any accepted it.
+	Impl()
 	{
-		bool any = false;
-		std::vector<std::string> reasons;
-		auto attempt = [&](auto& registry)
-		{
-			try
-			{
-				registry.loadLibrary(path);
-				any = true;
-			}
-			catch (Poco::Exception& exc)
-			{
-				reasons.push_back(exc.message());
-			}
-		};
-		attempt(hostOrders);
-		attempt(targets);
-		attempt(evictions);
-		attempt(retries);
-		attempt(topologies);
-		if (any) loadedPaths.insert(path);
-		else why = reasons.empty() ? std::string("no manifest") : reasons.front();
-		return any;
+		// The standard names belong to the standard libraries in any letter case: a plugin cannot shadow them.
+		hostOrders.reserve({"sequential", "random", "parallel"}, HOST_ORDER_PLUGIN_LIBRARY);
+		targets.reserve({"any", "read-write", "read-only", "primary", "standby", "prefer-primary", "prefer-standby"}, TARGET_SESSION_PLUGIN_LIBRARY);
+		evictions.reserve({"standard"}, EVICTION_PLUGIN_LIBRARY);
+		retries.reserve({"default", "no-retry", "read-only"}, RETRY_PLUGIN_LIBRARY);
+		topologies.reserve({"patroni", "pg_auto_failover"}, TOPOLOGY_PLUGIN_LIBRARY);
+	}
+
+	void loadInto(const std::string& path)
+		/// Loads path into the registry of the family its manifest is for (the caller holds the mutex).
+		/// Throws BlueTuskPluginException with the real cause: the file, its ABI version, a name conflict
+		/// (from the registry of its family, naming both libraries), or a manifest for no policy family.
+	{
+		const PluginImage image = openPluginImage(path, "plugin library");
+		if (loadedPaths.count(image.file)) return;
+		const bool accepted = hostOrders.loadImage(image, path) || targets.loadImage(image, path) || evictions.loadImage(image, path) ||
+			retries.loadImage(image, path) || topologies.loadImage(image, path);
+		if (!accepted)
+			throw BlueTuskPluginException("cannot load plugin library \"" + path + "\": its manifest is for none of the policy families "
+				"(host order, target session, eviction, retry, topology)");
+		loadedPaths.insert(image.file);
 	}
 
 	void loadStandard(const std::vector<std::string>& pluginPath)
@@ -123,37 +121,35 @@ struct RoutingContext::Impl
 				loadFailures[base] = pluginLibraryFileName(base) + " not found";
 				continue;
 			}
-			std::string why;
-			if (loadInto(file, why))
+			try
 			{
+				loadInto(file);
 				loadedStandard.insert(base);
 				loadFailures.erase(base);
 				Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
 				if (logger.debug()) logger.debug("loaded plugin library %s", file);
 			}
-			else
+			catch (BlueTuskPluginException& exc)
 			{
-				loadFailures[base] = file + ": " + why;
-				Poco::Logger::get("BlueTusk.Routing").warning("cannot load plugin library %s: %s", file, why);
+				loadFailures[base] = file + ": " + exc.message();
+				Poco::Logger::get("BlueTusk.Routing").warning("%s", exc.message());
 			}
 		}
-		// Plugin Path entries beyond the standard libraries: files are site plugins; in directories, every
-		// library carrying a BlueTusk manifest is loaded.
+		// Plugin Path entries beyond the standard libraries: a file is a site plugin; in a directory, every
+		// library is one. Every entry must exist, and every library must load (no silent drops).
 		for (const auto& entry: pluginPath)
 		{
 			if (isPluginFile(entry))
 			{
-				std::string why;
-				if (!loadedPaths.count(entry) && !loadInto(entry, why))
-					throw BlueTuskPluginException("cannot load plugin library " + entry + ": " + why);
+				loadInto(entry);
+			}
+			else if (isPluginDirectory(entry))
+			{
+				for (const auto& file: pluginLibrariesIn(entry)) loadInto(file);
 			}
 			else
 			{
-				for (const auto& file: pluginLibrariesIn(entry))
-				{
-					std::string why;
-					if (!loadedPaths.count(file)) loadInto(file, why);
-				}
+				throw BlueTuskPluginException("Plugin Path entry \"" + entry + "\" does not exist (neither a plugin library file nor a directory)");
 			}
 		}
 	}
@@ -283,12 +279,7 @@ void RoutingContext::loadPlugin(const std::string& path)
 		if (file.empty()) throw BlueTuskPluginException("plugin library " + path + " not found (searched " + describePluginSearchPath(_impl->searchPath({})) + ")");
 	}
 	std::lock_guard<std::mutex> lock(_impl->mutex);
-	if (_impl->loadedPaths.count(file)) return;
-	std::string why;
-	if (!_impl->loadInto(file, why))
-	{
-		throw BlueTuskPluginException("cannot load plugin library " + file + ": " + why);
-	}
+	_impl->loadInto(file);
 	Poco::Logger::get("BlueTusk.Routing").information("loaded plugin library %s", file);
 }
 

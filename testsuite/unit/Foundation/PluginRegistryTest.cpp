@@ -8,11 +8,13 @@
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
 #include "Poco/TemporaryFile.h"
+#include "PluginErrorText.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <thread>
 
 using namespace BlueTusk;
+using namespace BlueTusk::Test;
 
 namespace {
 
@@ -38,20 +40,6 @@ public:
 };
 
 
-std::string messageOf(const std::function<void()>& action)
-{
-	try
-	{
-		action();
-	}
-	catch (BlueTuskPluginException& exc)
-	{
-		return exc.message();
-	}
-	return "(no exception)";
-}
-
-
 bool contains(const std::string& text, const std::string& part)
 {
 	return text.find(part) != std::string::npos;
@@ -67,6 +55,7 @@ class PluginRegistryTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnknownNameListsAvailable);
 	CPPUNIT_TEST(testUnknownNameWhenEmpty);
 	CPPUNIT_TEST(testDuplicateBuiltin);
+	CPPUNIT_TEST(testNamesUniqueInAnyLetterCase);
 	CPPUNIT_TEST(testNullFactory);
 	CPPUNIT_TEST(testMissingLibrary);
 	CPPUNIT_TEST(testNotALibrary);
@@ -117,6 +106,16 @@ public:
 		registry.addBuiltin("hello", [] { return std::make_shared<Hello>(); });
 		const std::string message = messageOf([&] { registry.addBuiltin("hello", [] { return std::make_shared<Bonjour>(); }); });
 		CPPUNIT_ASSERT_EQUAL(std::string("cannot add the built-in greeter policy \"hello\": a built-in class already provides it"), message);
+		CPPUNIT_ASSERT_EQUAL(std::string("hello"), registry.create("hello")->greet());
+	}
+
+	void testNamesUniqueInAnyLetterCase()
+	{
+		PluginRegistry<Greeter> registry("greeter");
+		registry.addBuiltin("hello", [] { return std::make_shared<Hello>(); });
+		CPPUNIT_ASSERT_EQUAL(std::string("cannot add the built-in greeter policy \"Hello\": a built-in class already provides it"),
+			messageOf([&] { registry.addBuiltin("Hello", [] { return std::make_shared<Bonjour>(); }); }));
+		CPPUNIT_ASSERT((registry.names() == std::vector<std::string>{"hello"}));
 		CPPUNIT_ASSERT_EQUAL(std::string("hello"), registry.create("hello")->greet());
 	}
 

@@ -13,6 +13,7 @@
 #include "BlueTusk/PluginRegistry.h"
 #include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
+#include "Poco/TemporaryFile.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <cstdlib>
 
@@ -105,11 +106,14 @@ public:
 
 	void testUnrelatedPluginPathKeepsTheStandardPolicies()
 	{
-		// A Plugin Path that holds none of the standard libraries: they still come from beside the library.
+		// A Plugin Path that holds none of the standard libraries (an empty directory): they still come from
+		// beside the library. (A Plugin Path entry that does not exist is an error: PluginLoadingTest.)
+		Poco::TemporaryFile empty;
+		empty.createDirectories();
 		FakeRoutingContext fake;
 		RoutingContext& context = fake.context;
 		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(
-			fakeConnectionString("a", "Plugin Path=/nonexistent/bluetusk-plugins;Target Session Attributes=read-write"), context);
+			fakeConnectionString("a", "Plugin Path=" + empty.path() + ";Target Session Attributes=read-write"), context);
 		BlueTuskConnection connection = dataSource->open();
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT_EQUAL(std::string("read-write"), context.targetSessionPolicy("read-write")->name());
