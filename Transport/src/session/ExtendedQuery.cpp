@@ -187,39 +187,32 @@ void ProtocolSession::describe(PreparedStatement::Description& statement, const 
 
 ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
 {
-	ensureUsable();
-	refuseBehindPooler(sql);
-	StatementPtr statement = newStatement(sql, parseTypes, cached);
-	try
+	// Run again after the first sign of a transaction pooler: now as the unnamed statement.
+	return againIfPooler([&]
 	{
-		writePendingReset();
-		writePendingCloses();
-		_writer.parse(serverName(*statement), sql, parseTypes);
-		_writer.describeStatement(serverName(*statement));
-		_writer.sync();
-	}
-	catch (...)
-	{
-		abandonWrite();
-		throw;
-	}
-	_closesInFlight.clear();
-	_parameterDescription.clear();
-	const bool outside = _transactionStatus == TransactionStatus::Idle;
-	std::vector<QueryResult> results;
-	try
-	{
-		results = runCycle();
-	}
-	catch (BlueTuskServerException& exc)
-	{
-		if (!noticeTransactionPooler(exc)) throw;
-		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
-		return prepareNamed(sql, parseTypes, cached);   // now as the unnamed statement
-	}
-	describe(*statement, results.empty() ? QueryResult() : results.front());
-	countPrepared(false);
-	return statement;
+		ensureUsable();
+		refuseBehindPooler(sql);
+		StatementPtr statement = newStatement(sql, parseTypes, cached);
+		try
+		{
+			writePendingReset();
+			writePendingCloses();
+			_writer.parse(serverName(*statement), sql, parseTypes);
+			_writer.describeStatement(serverName(*statement));
+			_writer.sync();
+		}
+		catch (...)
+		{
+			abandonWrite();
+			throw;
+		}
+		_closesInFlight.clear();
+		_parameterDescription.clear();
+		std::vector<QueryResult> results = runCycle();
+		describe(*statement, results.empty() ? QueryResult() : results.front());
+		countPrepared(false);
+		return statement;
+	});
 }
 
 
@@ -394,17 +387,8 @@ QueryResult ProtocolSession::query(const std::string& sql, const Parameters& par
 	}
 	if (_statementCache.use(sql, types))
 	{
-		const bool outside = _transactionStatus == TransactionStatus::Idle;
-		try
-		{
-			return prepareAndRun(newStatement(sql, types, true), parameters);
-		}
-		catch (BlueTuskServerException& exc)
-		{
-			if (!noticeTransactionPooler(exc)) throw;
-			if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
-			return runUnnamed(sql, parameters, types);   // the Parse failed: nothing ran
-		}
+		return againIfPooler([&] { return prepareAndRun(newStatement(sql, types, true), parameters); },
+			[&] { return runUnnamed(sql, parameters, types); });   // the Parse failed: nothing ran, nothing to cache
 	}
 	return runUnnamed(sql, parameters, types);
 }

@@ -337,10 +337,14 @@ private:
 		/// behind a transaction pooler since the last look (one atomic load when nothing changed).
 	[[noreturn]] void throwPoolerInTransaction(const BlueTuskServerException& exc);
 		/// The sign came inside a transaction block, which it aborted: the error, saying so and what to do.
+	template <typename Run, typename Again>
+	auto againIfPooler(Run&& run, Again&& again) -> decltype(run());
+		/// run(); when Server Pooling=auto meets the sign of a transaction pooler in it, outside a transaction
+		/// block again() (the command as the unnamed statement), inside one throwPoolerInTransaction()
+		/// (PoolerRetry.h).
 	template <typename Run>
 	auto againIfPooler(Run&& run) -> decltype(run());
-		/// run(); when Server Pooling=auto meets the sign of a transaction pooler in it, outside a transaction
-		/// block run() once more (as the unnamed statement), inside one throwPoolerInTransaction() (PoolerRetry.h).
+		/// againIfPooler(run, run): the same command once more, now unnamed.
 	bool pipelineMetPooler(const std::vector<PipelineCommand>& commands, std::vector<PipelineResult>& results, bool outside);
 		/// True when a pipeline can run again after its first sign of a transaction pooler (TransactionPoolerGuard.cpp).
 	void refuseBehindPooler(const std::string& sql) const;
