@@ -10,6 +10,7 @@
 
 #include "ProtocolSession.h"
 #include "StatementInvalidation.h"
+#include "PoolerDetection.h"
 #include "connect/Dialer.h"
 #include "SessionSupport.h"
 #include "ReadyReader.h"
@@ -162,6 +163,9 @@ BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessa
 		closeSocket();
 		throw BlueTuskServerException(fields, false);
 	}
+	// Server Pooling=session set by hand in front of a transaction pooler: say so (auto would have switched).
+	if (!_autoPooling && !_transactionPooling && !_peerIsServer && Detail::isTransactionPoolerSign(fields))
+		Detail::hintTransactionPooler(fields, _endpoint.toString());
 	if (fields.sqlState == "25006")
 	{
 		// read_only_sql_transaction on a session believed writable: the server (or what a proxy connects
