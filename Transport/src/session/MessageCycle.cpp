@@ -159,6 +159,7 @@ BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessa
 	BlueTuskServerException::Fields fields = message.errorFields();
 	if (fields.severity == "FATAL" || fields.severity == "PANIC")
 	{
+		_brokenBy = fields.severity + " " + fields.sqlState + " " + fields.message;
 		markBroken();
 		closeSocket();
 		throw BlueTuskServerException(fields, false);

@@ -411,6 +411,7 @@ private:
 	ServerRole _role = ServerRole::Unknown;
 	bool _roleChangeSuspected = false;   /// a 25006 arrived while the role was Primary (roleChangeSuspected())
 	std::atomic<bool> _broken{true};
+	std::string _brokenBy;               /// the FATAL or PANIC error that broke the session (ensureUsable() names it)
 	bool _closed = false;
 	bool _ready = false;
 	bool _tls = false;
