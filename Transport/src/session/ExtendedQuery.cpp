@@ -185,6 +185,30 @@ void ProtocolSession::describe(PreparedStatement::Description& statement, const 
 }
 
 
+void ProtocolSession::parseAndDescribe(PreparedStatement::Description& statement, bool again)
+{
+	try
+	{
+		writePendingReset();
+		writePendingCloses();
+		if (again && !isUnnamed(statement)) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
+		_writer.sync();
+	}
+	catch (...)
+	{
+		abandonWrite();
+		throw;
+	}
+	_closesInFlight.clear();
+	_parameterDescription.clear();
+	std::vector<QueryResult> results = runCycle();
+	describe(statement, results.empty() ? QueryResult() : results.front());
+	countPrepared(again);
+}
+
+
 ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
 {
 	// Run again after the first sign of a transaction pooler: now as the unnamed statement.
@@ -193,24 +217,7 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 		ensureUsable();
 		refuseBehindPooler(sql);
 		StatementPtr statement = newStatement(sql, parseTypes, cached);
-		try
-		{
-			writePendingReset();
-			writePendingCloses();
-			_writer.parse(serverName(*statement), sql, parseTypes);
-			_writer.describeStatement(serverName(*statement));
-			_writer.sync();
-		}
-		catch (...)
-		{
-			abandonWrite();
-			throw;
-		}
-		_closesInFlight.clear();
-		_parameterDescription.clear();
-		std::vector<QueryResult> results = runCycle();
-		describe(*statement, results.empty() ? QueryResult() : results.front());
-		countPrepared(false);
+		parseAndDescribe(*statement, false);
 		return statement;
 	});
 }
@@ -327,28 +334,7 @@ void ProtocolSession::noteSchemaChange(const std::string& commandTag)
 void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 {
 	// Behind a transaction pooler not found yet, the Parse may meet another client's statement of that name.
-	againIfPooler([&]
-	{
-		try
-		{
-			writePendingReset();
-			writePendingCloses();
-			if (!isUnnamed(statement)) _writer.close('S', statement.name);
-			_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
-			_writer.describeStatement(serverName(statement));
-			_writer.sync();
-		}
-		catch (...)
-		{
-			abandonWrite();
-			throw;
-		}
-		_closesInFlight.clear();
-		_parameterDescription.clear();
-		std::vector<QueryResult> results = runCycle();
-		describe(statement, results.empty() ? QueryResult() : results.front());
-		countPrepared(true);
-	});
+	againIfPooler([&] { parseAndDescribe(statement, true); });
 }
 
 

@@ -298,6 +298,9 @@ private:
 	using StatementPtr = std::shared_ptr<PreparedStatement::Description>;
 	void writePendingCloses();
 	StatementPtr newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
+	void parseAndDescribe(PreparedStatement::Description& statement, bool again);
+		/// Parse + Describe + Sync of statement (with again, a named one's Close first): one round trip; the
+		/// answer describes it and counts a (re)preparation.
 	StatementPtr prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
 	void admit(const StatementPtr& statement);
 		/// Puts a statement just prepared into the cache; the evicted ones are closed (in front of the next
