@@ -185,17 +185,15 @@ void ProtocolSession::describe(PreparedStatement::Description& statement, const 
 }
 
 
-ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
+void ProtocolSession::parseAndDescribe(PreparedStatement::Description& statement, bool again)
 {
-	ensureUsable();
-	refuseBehindPooler(sql);
-	StatementPtr statement = newStatement(sql, parseTypes, cached);
 	try
 	{
 		writePendingReset();
 		writePendingCloses();
-		_writer.parse(serverName(*statement), sql, parseTypes);
-		_writer.describeStatement(serverName(*statement));
+		if (again && !isUnnamed(statement)) _writer.close('S', statement.name);
+		_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
+		_writer.describeStatement(serverName(statement));
 		_writer.sync();
 	}
 	catch (...)
@@ -205,21 +203,23 @@ ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& s
 	}
 	_closesInFlight.clear();
 	_parameterDescription.clear();
-	const bool outside = _transactionStatus == TransactionStatus::Idle;
-	std::vector<QueryResult> results;
-	try
+	std::vector<QueryResult> results = runCycle();
+	describe(statement, results.empty() ? QueryResult() : results.front());
+	countPrepared(again);
+}
+
+
+ProtocolSession::StatementPtr ProtocolSession::prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached)
+{
+	// Run again after the first sign of a transaction pooler: now as the unnamed statement.
+	return againIfPooler([&]
 	{
-		results = runCycle();
-	}
-	catch (BlueTuskServerException& exc)
-	{
-		if (!noticeTransactionPooler(exc)) throw;
-		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
-		return prepareNamed(sql, parseTypes, cached);   // now as the unnamed statement
-	}
-	describe(*statement, results.empty() ? QueryResult() : results.front());
-	countPrepared(false);
-	return statement;
+		ensureUsable();
+		refuseBehindPooler(sql);
+		StatementPtr statement = newStatement(sql, parseTypes, cached);
+		parseAndDescribe(*statement, false);
+		return statement;
+	});
 }
 
 
@@ -334,28 +334,7 @@ void ProtocolSession::noteSchemaChange(const std::string& commandTag)
 void ProtocolSession::reprepare(PreparedStatement::Description& statement)
 {
 	// Behind a transaction pooler not found yet, the Parse may meet another client's statement of that name.
-	againIfPooler([&]
-	{
-		try
-		{
-			writePendingReset();
-			writePendingCloses();
-			if (!isUnnamed(statement)) _writer.close('S', statement.name);
-			_writer.parse(serverName(statement), statement.sql, statement.parseTypes);
-			_writer.describeStatement(serverName(statement));
-			_writer.sync();
-		}
-		catch (...)
-		{
-			abandonWrite();
-			throw;
-		}
-		_closesInFlight.clear();
-		_parameterDescription.clear();
-		std::vector<QueryResult> results = runCycle();
-		describe(statement, results.empty() ? QueryResult() : results.front());
-		countPrepared(true);
-	});
+	againIfPooler([&] { parseAndDescribe(statement, true); });
 }
 
 
@@ -394,17 +373,8 @@ QueryResult ProtocolSession::query(const std::string& sql, const Parameters& par
 	}
 	if (_statementCache.use(sql, types))
 	{
-		const bool outside = _transactionStatus == TransactionStatus::Idle;
-		try
-		{
-			return prepareAndRun(newStatement(sql, types, true), parameters);
-		}
-		catch (BlueTuskServerException& exc)
-		{
-			if (!noticeTransactionPooler(exc)) throw;
-			if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
-			return runUnnamed(sql, parameters, types);   // the Parse failed: nothing ran
-		}
+		return againIfPooler([&] { return prepareAndRun(newStatement(sql, types, true), parameters); },
+			[&] { return runUnnamed(sql, parameters, types); });   // the Parse failed: nothing ran, nothing to cache
 	}
 	return runUnnamed(sql, parameters, types);
 }

@@ -10,6 +10,7 @@
 
 #include "ProtocolSession.h"
 #include "StatementInvalidation.h"
+#include "PoolerDetection.h"
 #include "connect/Dialer.h"
 #include "SessionSupport.h"
 #include "ReadyReader.h"
@@ -158,10 +159,14 @@ BlueTuskServerException::Fields ProtocolSession::errorOrFatal(const BackendMessa
 	BlueTuskServerException::Fields fields = message.errorFields();
 	if (fields.severity == "FATAL" || fields.severity == "PANIC")
 	{
+		_brokenBy = fields.severity + " " + fields.sqlState + " " + fields.message;
 		markBroken();
 		closeSocket();
 		throw BlueTuskServerException(fields, false);
 	}
+	// Server Pooling=session set by hand in front of a transaction pooler: say so (auto would have switched).
+	if (!_autoPooling && !_transactionPooling && !_peerIsServer && Detail::isTransactionPoolerSign(fields))
+		Detail::hintTransactionPooler(fields, _endpoint.toString());
 	if (fields.sqlState == "25006")
 	{
 		// read_only_sql_transaction on a session believed writable: the server (or what a proxy connects

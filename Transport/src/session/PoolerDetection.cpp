@@ -53,11 +53,20 @@ std::string statementName(Poco::UInt64 sessionId, Poco::UInt64 number)
 }
 
 
-bool isTransactionPoolerSign(const BlueTuskServerException& exc)
+bool isTransactionPoolerSign(const BlueTuskServerException::Fields& fields)
 {
-	const std::string& state = exc.sqlState();
+	const std::string& state = fields.sqlState;
 	if (state != "26000" && state != "42P05") return false;
-	return exc.fields().message.find("\"_bt") != std::string::npos;
+	return fields.message.find("\"_bt") != std::string::npos;
+}
+
+
+void hintTransactionPooler(BlueTuskServerException::Fields& fields, const std::string& endpoint)
+{
+	const std::string hint = "Server Pooling=session, but " + endpoint + " is probably a transaction pooler (such as PgBouncer's "
+		"pool_mode=transaction): BlueTusk's named statement was prepared on another server session. Set Server Pooling=transaction "
+		"(or leave it at auto) for this endpoint (doc/poolers.md)";
+	fields.hint = fields.hint.empty() ? hint : fields.hint + "; " + hint;
 }
 
 

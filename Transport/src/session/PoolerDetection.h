@@ -27,10 +27,20 @@ std::string statementName(Poco::UInt64 sessionId, Poco::UInt64 number);
 	/// supplies 1 parameters, but prepared statement "_bt1" requires 3", seen; a wrong answer when the
 	/// parameter counts match).
 
-bool isTransactionPoolerSign(const BlueTuskServerException& exc);
+bool isTransactionPoolerSign(const BlueTuskServerException::Fields& fields);
 	/// True for 26000 (prepared statement does not exist) and 42P05 (already exists) naming one of the
 	/// session's own statements ("_bt..."): the statement was prepared on another server session, which only
 	/// a transaction pooler between the client and the server does (or another client's DISCARD ALL there).
+
+inline bool isTransactionPoolerSign(const BlueTuskServerException& exc)
+{
+	return isTransactionPoolerSign(exc.fields());
+}
+
+void hintTransactionPooler(BlueTuskServerException::Fields& fields, const std::string& endpoint);
+	/// Server Pooling=session met the sign on a peer not shown to be the server: a HINT (field H, shown by
+	/// the exception's text) that endpoint is probably a transaction pooler and Server Pooling=transaction or
+	/// auto is needed. A hint the server sent is kept, the new one after it.
 
 bool markTransactionPooler(const std::string& endpoint);
 	/// Records endpoint ("host:port") as behind a transaction pooler; true the first time (the caller logs).

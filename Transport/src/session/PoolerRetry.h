@@ -4,7 +4,8 @@
 // Library: BlueTusk/Transport
 //
 // ProtocolSession::againIfPooler(): a command that met the first sign of a transaction pooler
-// (Server Pooling=auto, doc/poolers.md) before anything ran runs once more as the unnamed statement.
+// (Server Pooling=auto, doc/poolers.md) before anything ran runs once more as the unnamed statement (the
+// same command, or the one given for the retry).
 //
 
 #ifndef BlueTusk_Detail_PoolerRetry_INCLUDED
@@ -14,8 +15,8 @@
 
 namespace BlueTusk {
 
-template <typename Run>
-auto ProtocolSession::againIfPooler(Run&& run) -> decltype(run())
+template <typename Run, typename Again>
+auto ProtocolSession::againIfPooler(Run&& run, Again&& again) -> decltype(run())
 {
 	const bool outside = _transactionStatus == TransactionStatus::Idle;
 	try
@@ -26,8 +27,15 @@ auto ProtocolSession::againIfPooler(Run&& run) -> decltype(run())
 	{
 		if (!noticeTransactionPooler(exc)) throw;
 		if (!outside || _transactionStatus != TransactionStatus::Idle) throwPoolerInTransaction(exc);
-		return run();   // the Parse or Bind of a statement named on another server session failed: nothing ran
+		return again();   // the Parse or Bind of a statement named on another server session failed: nothing ran
 	}
+}
+
+
+template <typename Run>
+auto ProtocolSession::againIfPooler(Run&& run) -> decltype(run())
+{
+	return againIfPooler(run, run);
 }
 
 } // namespace BlueTusk

@@ -299,7 +299,12 @@ std::string ProtocolSession::where() const
 void ProtocolSession::ensureUsable()
 {
 	if (_closed) throw BlueTuskSessionBrokenException("the session to " + where() + " is closed", AddressAttempt::CLOSED);
-	if (_broken) throw BlueTuskSessionBrokenException("the session to " + where() + " is broken and cannot be used", AddressAttempt::CLOSED);
+	if (_broken)
+	{
+		// name what broke it: a caller that swallowed that error (a role question) leaves only this one
+		throw BlueTuskSessionBrokenException("the session to " + where() + " is broken and cannot be used" +
+			(_brokenBy.empty() ? std::string() : " (the server ended it: " + _brokenBy + ")"), AddressAttempt::CLOSED);
+	}
 	if (_copyInProgress)
 		throw BlueTuskUsageException("a COPY FROM STDIN is in progress on " + where() + "; finish() or abort() its CopyIn first");
 	if (_portalOpen) finishPortal(true);   // another command: a beginFetch() portal's rest is read ahead first

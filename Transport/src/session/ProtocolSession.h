@@ -298,6 +298,9 @@ private:
 	using StatementPtr = std::shared_ptr<PreparedStatement::Description>;
 	void writePendingCloses();
 	StatementPtr newStatement(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
+	void parseAndDescribe(PreparedStatement::Description& statement, bool again);
+		/// Parse + Describe + Sync of statement (with again, a named one's Close first): one round trip; the
+		/// answer describes it and counts a (re)preparation.
 	StatementPtr prepareNamed(const std::string& sql, const std::vector<Poco::UInt32>& parseTypes, bool cached);
 	void admit(const StatementPtr& statement);
 		/// Puts a statement just prepared into the cache; the evicted ones are closed (in front of the next
@@ -337,10 +340,14 @@ private:
 		/// behind a transaction pooler since the last look (one atomic load when nothing changed).
 	[[noreturn]] void throwPoolerInTransaction(const BlueTuskServerException& exc);
 		/// The sign came inside a transaction block, which it aborted: the error, saying so and what to do.
+	template <typename Run, typename Again>
+	auto againIfPooler(Run&& run, Again&& again) -> decltype(run());
+		/// run(); when Server Pooling=auto meets the sign of a transaction pooler in it, outside a transaction
+		/// block again() (the command as the unnamed statement), inside one throwPoolerInTransaction()
+		/// (PoolerRetry.h).
 	template <typename Run>
 	auto againIfPooler(Run&& run) -> decltype(run());
-		/// run(); when Server Pooling=auto meets the sign of a transaction pooler in it, outside a transaction
-		/// block run() once more (as the unnamed statement), inside one throwPoolerInTransaction() (PoolerRetry.h).
+		/// againIfPooler(run, run): the same command once more, now unnamed.
 	bool pipelineMetPooler(const std::vector<PipelineCommand>& commands, std::vector<PipelineResult>& results, bool outside);
 		/// True when a pipeline can run again after its first sign of a transaction pooler (TransactionPoolerGuard.cpp).
 	void refuseBehindPooler(const std::string& sql) const;
@@ -407,6 +414,7 @@ private:
 	ServerRole _role = ServerRole::Unknown;
 	bool _roleChangeSuspected = false;   /// a 25006 arrived while the role was Primary (roleChangeSuspected())
 	std::atomic<bool> _broken{true};
+	std::string _brokenBy;               /// the FATAL or PANIC error that broke the session (ensureUsable() names it)
 	bool _closed = false;
 	bool _ready = false;
 	bool _tls = false;

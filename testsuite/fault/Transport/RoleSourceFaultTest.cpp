@@ -9,6 +9,7 @@
 
 #include "TransportFaultSupport.h"
 #include "FakeBackend.h"
+#include "PeerWire.h"
 #include "session/ProtocolSession.h"
 #include "session/ProtocolSessionFactory.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -31,6 +32,17 @@ QueryAnswer promotedBehindPooler()
 	return answer;
 }
 
+
+QueryAnswer poolerWithServerDown()
+	/// PgBouncer 1.18 whose server login failed a moment ago: FATAL to the first statement, then it closes.
+{
+	Wire::ErrorFields fields;
+	fields.severity = "FATAL";
+	fields.sqlState = "08P01";
+	fields.message = "server login has been failing, try again later (server_login_retry)";
+	return QueryAnswer::raw(Wire::errorResponse(fields));
+}
+
 } // namespace
 
 
@@ -40,6 +52,7 @@ class RoleSourceFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testReplayedParametersNeverDecide);
 	CPPUNIT_TEST(testTargetedOpenProbesThroughReplay);
 	CPPUNIT_TEST(testServerConfirmedOnce);
+	CPPUNIT_TEST(testBrokenByProbeNamesWhy);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -91,6 +104,35 @@ public:
 		backend.setScript(BackendScript::primary());   // promoted: reported in front of the next ReadyForQuery
 		CPPUNIT_ASSERT_EQUAL(std::string("primary"), toString(session->refreshRole()));
 		CPPUNIT_ASSERT_EQUAL(1, backend.queryCount());
+	}
+
+	void testBrokenByProbeNamesWhy()
+		/// The role probe meets a pooler's FATAL (its server is down); a caller that only asked for the role
+		/// may swallow that error (bluetusk-connect did, in a new user's trial): the next use's "broken"
+		/// error still says what ended the session.
+	{
+		FakeBackend backend(BackendScript::primary().answer(PROBE, poolerWithServerDown()));
+		ProtocolSessionFactory factory;
+		auto session = factory.openSession(backend.endpoint(), fastSettings(1000));
+		try
+		{
+			session->probeRole(true);
+			CPPUNIT_FAIL("the probe succeeded");
+		}
+		catch (const BlueTuskServerException& exc)
+		{
+			CPPUNIT_ASSERT_EQUAL(std::string("08P01"), exc.sqlState());
+		}
+		try
+		{
+			session->executeSimple("SELECT 1");
+			CPPUNIT_FAIL("a broken session ran a statement");
+		}
+		catch (const BlueTuskSessionBrokenException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("is broken and cannot be used (the server ended it: FATAL 08P01 "
+				"server login has been failing, try again later (server_login_retry))") != std::string::npos);
+		}
 	}
 };
 
