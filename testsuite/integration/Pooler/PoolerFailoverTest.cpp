@@ -309,7 +309,10 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, missing);
 		CPPUNIT_ASSERT_EQUAL(0, misplaced);
 		CPPUNIT_ASSERT_EQUAL(0, readOnlyErrors.load());
-		CPPUNIT_ASSERT(firstOnNode2 > promoteEnd - 1000);   // node 2 leaves recovery shortly before promote returns
+		// Node 2 accepts writes from the moment it leaves recovery, which may be seconds before
+		// "scripts/cluster promote" returns on a loaded machine (4.7 s seen at load 14): the promotion began
+		// when node 1's stop returned, and no write may be on node 2 before that.
+		CPPUNIT_ASSERT(firstOnNode2 > stopEnd);
 		CPPUNIT_ASSERT_MESSAGE("writers resumed on node 2 within Timeout (15 s) + 5 s of the promotion", firstOnNode2 - promoteEnd < 20000);
 		// A lease taken on node 2 while the promotion ran may meet it (the role was right at the checkout);
 		// one begun before node 1 stopped or after the promotion returned must not.
