@@ -9,36 +9,13 @@
 
 #include "EvictionCall.h"
 #include "Poco/Clock.h"
-#include "Poco/Exception.h"
-#include "Poco/Path.h"
-#include <dlfcn.h>
+#include "BlueTusk/PluginRegistry.h"
 #include <exception>
 
 namespace BlueTusk {
 namespace Detail {
 
 namespace {
-
-std::string whatOf(const std::exception_ptr& error)
-	/// The displayText() of a Poco exception, what() of another, or "an exception of unknown type".
-{
-	try
-	{
-		std::rethrow_exception(error);
-	}
-	catch (const Poco::Exception& exc)
-	{
-		return exc.displayText();
-	}
-	catch (const std::exception& exc)
-	{
-		return exc.what();
-	}
-	catch (...)
-	{
-	}
-	return "an exception of unknown type";
-}
 
 bool pastLifetime(const PooledSessionInfo& session, Poco::Timestamp now)
 {
@@ -70,20 +47,7 @@ EvictionPolicy& EvictionCall::policy() const
 
 std::string EvictionCall::describe(const EvictionPolicy& policy)
 {
-	std::string text = "eviction policy";
-	try
-	{
-		text += " \"" + policy.name() + "\"";
-	}
-	catch (...)
-	{
-	}
-	// The vtable of the object's class lives in the library that defines the class: the plugin.
-	Dl_info info;
-	const void* vtable = *reinterpret_cast<const void* const*>(&policy);
-	if (dladdr(vtable, &info) != 0 && info.dli_fname && *info.dli_fname)
-		text += " (" + Poco::Path(info.dli_fname).getFileName() + ")";
-	return text;
+	return describePolicy("eviction", [&policy]() { return policy.name(); }, &policy);
 }
 
 
@@ -117,7 +81,7 @@ Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* e
 	}
 	catch (...)
 	{
-		logFailure(function, endpoint, whatOf(std::current_exception()));
+		logFailure(function, endpoint, describeThrown(std::current_exception()));
 	}
 	if (_fallback)
 	{
@@ -127,7 +91,7 @@ Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* e
 		}
 		catch (...)
 		{
-			_logger.error(_redactor.redact(describe(*_fallback) + " failed in " + function + "() too: " + whatOf(std::current_exception())));
+			_logger.error(_redactor.redact(describe(*_fallback) + " failed in " + function + "() too: " + describeThrown(std::current_exception())));
 		}
 	}
 	return builtin();

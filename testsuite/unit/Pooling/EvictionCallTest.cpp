@@ -189,7 +189,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lines.size());
 		const std::string& line = lines[0];
 		CPPUNIT_ASSERT_MESSAGE(line, contains(line, "BlueTusk.Pooling: eviction policy \"scripted\" (BlueTuskPoolingUnitTests) failed in "
-			"keepOnReturn() for 127.0.0.1:5432: keepOnReturn broke on purpose; eviction policy \"standard\" "
+			"keepOnReturn() for 127.0.0.1:5432: std::exception: keepOnReturn broke on purpose; eviction policy \"standard\" "
 			"(libBlueTuskEvictionPlugin.so) decides instead (1 failure so far)"));
 	}
 
@@ -213,7 +213,7 @@ public:
 		const std::vector<std::string> lines = linesWith(capture, "selectForEviction()");
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lines.size());
 		CPPUNIT_ASSERT_MESSAGE(lines[0], contains(lines[0], "eviction policy \"scripted\" (BlueTuskPoolingUnitTests) failed in "
-			"selectForEviction() for 127.0.0.1:5432: selectForEviction broke on purpose; eviction policy \"standard\""));
+			"selectForEviction() for 127.0.0.1:5432: std::exception: selectForEviction broke on purpose; eviction policy \"standard\""));
 	}
 
 	void testThrowingPolicyWithoutFallbackKeepsReusing()
