@@ -11,12 +11,15 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/RetryPolicy.h"
+#include "BlueTusk/Transaction.h"
 #include "CapturingChannel.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <atomic>
 #include <dlfcn.h>
+#include <stdexcept>
 #include <thread>
 
 using namespace BlueTusk;
@@ -96,6 +99,27 @@ struct Fixture: FakeDataSource
 };
 
 
+class ThrowingRetryPolicy: public RetryPolicy
+	/// A retry policy whose retry() throws a std::exception.
+{
+public:
+	std::string name() const override
+	{
+		return "throwing-retry";
+	}
+
+	bool retry(const RetryContext&, Poco::Timespan&) const override
+	{
+		throw std::runtime_error("retry broke on purpose");
+	}
+
+	Poco::Timespan budget() const override
+	{
+		return Poco::Timespan(10, 0);
+	}
+};
+
+
 bool anyLineContains(const LogCapture& capture, const std::string& text)
 {
 	for (const std::string& line: capture.channel().lines())
@@ -116,6 +140,7 @@ class PolicyCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNonStandardThrowFromPlan);
 	CPPUNIT_TEST(testSlowPlanCutOffAtCheckoutDeadline);
 	CPPUNIT_TEST(testThrowingEvictionFallsBackToStandard);
+	CPPUNIT_TEST(testThrowingRetryPolicyIsPluginException);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -211,6 +236,35 @@ public:
 				"eviction policy \"standard\" (libBlueTuskEvictionPlugin.so) decides instead (1 failure so far)") == 0);
 		}
 		CPPUNIT_ASSERT_EQUAL(1, logged);
+	}
+
+	void testThrowingRetryPolicyIsPluginException()
+	{
+		// runInTransaction(): the unit of work fails with a retryable error, the policy's retry() throws: a
+		// BlueTuskPluginException naming the policy, with the unit of work's failure; the lease went back.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), f.context);
+		int runs = 0;
+		std::string message;
+		try
+		{
+			f.dataSource->runInTransaction([&runs](BlueTuskConnection&, Transaction&)
+			{
+				++runs;
+				throw BlueTuskTransportException("connection lost on purpose");
+			}, ThrowingRetryPolicy());
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			message = exc.message();
+		}
+		CPPUNIT_ASSERT_EQUAL(1, runs);
+		CPPUNIT_ASSERT_EQUAL(std::string("retry policy \"throwing-retry\" (BlueTuskRoutingUnitTests) failed in retry(): "
+			"std::exception: retry broke on purpose; the unit of work failed with: ") + BlueTuskTransportException("connection lost on purpose").displayText(),
+			message);
+		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
 	}
 };
 
