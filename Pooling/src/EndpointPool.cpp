@@ -167,14 +167,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 
 	PoolEntryPtr entry(new PoolEntry);
 	entry->pool = this;
-	try
-	{
-		entry->info.lifetime = m.eviction->lifetimeFor(m.settings);
-	}
-	catch (...)
-	{
-		entry->info.lifetime = 0;
-	}
+	entry->info.lifetime = m.evictionCall.lifetimeFor();
 	{
 		Detail::SessionCloser closer(m.logger, m.redactor);
 		std::lock_guard<std::mutex> lock(m.mutex);
@@ -240,14 +233,7 @@ void EndpointPool::adopt(Session::Ptr session)
 	try
 	{
 		Detail::SessionCloser closer(m.logger, m.redactor);
-		Poco::Timespan lifetime = 0;
-		try
-		{
-			lifetime = m.eviction->lifetimeFor(m.settings);
-		}
-		catch (...)
-		{
-		}
+		const Poco::Timespan lifetime = m.evictionCall.lifetimeFor();
 		ServerRole role = session->role();
 		if (role == ServerRole::Unknown) role = session->control().reportedRole();
 		std::lock_guard<std::mutex> lock(m.mutex);
@@ -424,38 +410,56 @@ int EndpointPool::prunePool(bool background)
 	PoolManager::Impl& m = *_manager._impl;
 	int evicted = 0;
 	{
-		Detail::SessionCloser closer(m.logger, m.redactor);
+		// The policy runs without the manager's mutex (doc/plugins.md, "Where and how policies are called"):
+		// snapshot the idle sessions under it, ask the policy, then close only the selected sessions that are
+		// still idle and unchanged (not taken and returned meanwhile: same entry, same lastReturned).
+		std::vector<PooledSessionInfo> infos;
+		std::vector<const PoolEntry*> entries;
+		PoolSizeInfo size;
+		Poco::Timestamp now;
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
 			if (!_impl->idle.empty() && !_impl->draining)
 			{
-				std::vector<PooledSessionInfo> infos;
 				infos.reserve(_impl->idle.size());
-				for (const auto& item: _impl->idle) infos.push_back(item->info);
-				std::vector<std::size_t> selected;
-				try
+				entries.reserve(_impl->idle.size());
+				for (const auto& item: _impl->idle)
 				{
-					selected = m.eviction->selectForEviction(infos, m.sizeLocked(*this), m.settings, m.clock->now());
+					infos.push_back(item->info);
+					entries.push_back(item.get());
 				}
-				catch (...)
-				{
-					m.logger.error(m.redactor.redact(_endpoint.toString()) + ": the eviction policy failed: " + Detail::describeException(std::current_exception(), m.redactor));
-				}
-				std::set<std::size_t> doomed;
-				for (std::size_t index: selected)
-				{
-					if (index < _impl->idle.size()) doomed.insert(index);
-				}
-				for (auto it = doomed.rbegin(); it != doomed.rend(); ++it)
-				{
-					closer.add(std::move(_impl->idle[*it]->session));
-					_impl->idle.erase(_impl->idle.begin() + static_cast<std::ptrdiff_t>(*it));
-					++_impl->closed;
-					++_impl->evicted;
-				}
-				evicted = static_cast<int>(doomed.size());
-				if (evicted > 0) m.dispatchLocked(*this, closer);
+				size = m.sizeLocked(*this);
+				now = m.clock->now();
 			}
+		}
+		std::vector<std::size_t> selected;
+		if (!infos.empty()) selected = m.evictionCall.selectForEviction(_endpoint, infos, size, now);
+		if (!selected.empty())
+		{
+			Detail::SessionCloser closer(m.logger, m.redactor);
+			std::lock_guard<std::mutex> lock(m.mutex);
+			std::set<const PoolEntry*> doomed;
+			for (std::size_t index: selected)
+			{
+				if (index < entries.size()) doomed.insert(entries[index]);
+			}
+			for (auto it = _impl->idle.begin(); it != _impl->idle.end() && !_impl->draining;)
+			{
+				const PoolEntry* entry = it->get();
+				auto snapshot = std::find(entries.begin(), entries.end(), entry);
+				if (!doomed.count(entry) || snapshot == entries.end() ||
+					infos[static_cast<std::size_t>(snapshot - entries.begin())].lastReturned != entry->info.lastReturned)
+				{
+					++it;
+					continue;
+				}
+				closer.add(std::move((*it)->session));
+				it = _impl->idle.erase(it);
+				++_impl->closed;
+				++_impl->evicted;
+				++evicted;
+			}
+			if (evicted > 0) m.dispatchLocked(*this, closer);
 		}
 		if (evicted > 0 && m.logger.debug())
 			m.logger.debug(m.redactor.redact(_endpoint.toString()) + ": evicted " + std::to_string(evicted) + " idle session(s)");

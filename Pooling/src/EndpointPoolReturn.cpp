@@ -59,24 +59,33 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 			}
 		}
 
-		// Under m.mutex: whether the returning session may stay in the pool (not broken, not draining, the
-		// eviction policy agrees, and an unpooled pool only keeps it for a waiter). When not, it is closed
-		// (counted as evicted when the policy said no) and false is returned.
-		auto mayStayLocked = [&](Poco::Timestamp now) -> bool
+		// Whether the returning session may stay in the pool: not broken, not draining, the eviction policy
+		// agrees, and an unpooled pool only keeps it for a waiter. The policy runs without m.mutex
+		// (doc/plugins.md, "Where and how policies are called"): the pool's size is snapshot under it first,
+		// and the rest is checked again under it after the policy answered. When the session may not
+		// stay, mayStayLocked() closes it (counted as evicted when the policy said no) and returns false.
+		bool keep = false;
+		Poco::Timestamp now;
+		{
+			PoolSizeInfo size;
+			{
+				std::lock_guard<std::mutex> lock(m.mutex);
+				if (broken || _impl->draining)
+				{
+					m.discardLocked(*this, std::move(entry->session), false, closer);
+					return;
+				}
+				size = m.sizeLocked(*this);
+				now = m.clock->now();
+			}
+			keep = m.evictionCall.keepOnReturn(_endpoint, entry->info, size, now);
+		}
+		auto mayStayLocked = [&]() -> bool
 		{
 			if (broken || _impl->draining)
 			{
 				m.discardLocked(*this, std::move(entry->session), false, closer);
 				return false;
-			}
-			bool keep = false;
-			try
-			{
-				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
-			}
-			catch (...)
-			{
-				keep = false;
 			}
 			if (!keep)
 			{
@@ -93,13 +102,12 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 
 		// Nothing to reset now: No Reset On Close, or a session with no transaction open that sends its
 		// DISCARD ALL in front of its next command (SessionControl::deferReset(), doc/performance.md R3). Decide
-		// and park in one lock section with one clock read (R2).
+		// and park in one lock section (R2).
 		const bool discardAll = !m.settings.noResetOnClose;
 		if (!broken && session.transactionStatus() == TransactionStatus::Idle && (!discardAll || session.control().deferReset()))
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
-			const Poco::Timestamp now = m.clock->now();
-			if (!mayStayLocked(now)) return;
+			if (!mayStayLocked()) return;
 			entry->info.lastReturned = now;
 			m.parkLocked(*this, std::move(entry), closer);
 			return;
@@ -109,7 +117,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		// is closed anyway (broken, draining, past its lifetime, or an unpooled connection with no waiter).
 		{
 			std::lock_guard<std::mutex> lock(m.mutex);
-			if (!mayStayLocked(m.clock->now())) return;
+			if (!mayStayLocked()) return;
 		}
 
 		// Reset outside the lock (PostgreSQL docs, DISCARD): roll back an open transaction, then DISCARD ALL.

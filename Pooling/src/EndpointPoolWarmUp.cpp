@@ -134,13 +134,7 @@ void EndpointPool::warmUpPool(bool background)
 			PoolEntryPtr entry(new PoolEntry);
 			entry->pool = this;
 			entry->session = std::move(session);
-			try
-			{
-				entry->info.lifetime = m.eviction->lifetimeFor(m.settings);
-			}
-			catch (...)
-			{
-			}
+			entry->info.lifetime = m.evictionCall.lifetimeFor();
 			Detail::SessionCloser closer(m.logger, m.redactor);
 			std::lock_guard<std::mutex> lock(m.mutex);
 			++_impl->created;

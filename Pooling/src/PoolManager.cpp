@@ -89,7 +89,8 @@ PoolManager::Impl::Impl(const ConnectionSettings& settings_, SessionFactory::Ptr
 	eviction(std::move(eviction_)),
 	options(options_),
 	clock(clock_ ? std::move(clock_) : std::make_shared<PoolClock>()),
-	logger(Poco::Logger::get("BlueTusk.Pooling"))
+	logger(Poco::Logger::get("BlueTusk.Pooling")),
+	evictionCall(eviction, options.fallbackEviction, settings, logger, redactor)
 {
 }
 

@@ -15,6 +15,7 @@
 
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/PoolObserver.h"
+#include "EvictionCall.h"
 #include "Poco/Logger.h"
 #include <algorithm>
 #include <atomic>
@@ -178,6 +179,8 @@ struct PoolManager::Impl
 	PoolClock::Ptr clock;
 	Poco::Logger& logger;
 	PoolManager* owner = nullptr;   /// the manager this is the state of (the pruning hook gets it)
+	Detail::EvictionCall evictionCall;
+		/// every call into eviction (with options.fallbackEviction), never with mutex held (EvictionCall.h)
 
 	static constexpr Poco::Timespan::TimeDiff REFUSAL_BACKOFF_START = 50000;    /// 50 ms after a first 53300
 	static constexpr Poco::Timespan::TimeDiff REFUSAL_BACKOFF_MAX = 1000000;    /// doubling up to 1 s

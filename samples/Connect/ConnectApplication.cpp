@@ -199,6 +199,12 @@ protected:
 			report.error(0, exc);
 			return EXIT_STATUS_FAILURE;
 		}
+		catch (const std::exception& exc)
+		{
+			// Whatever escapes is a failure of the run (2), not Poco's EX_SOFTWARE (70).
+			report.error(0, BlueTuskException(std::string("unexpected C++ exception: ") + exc.what()));
+			return EXIT_STATUS_FAILURE;
+		}
 	}
 
 private:

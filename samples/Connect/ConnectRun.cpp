@@ -6,6 +6,7 @@
 
 #include "ConnectRun.h"
 #include "BlueTusk/BlueTuskDataSource.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PreparedStatement.h"
 #include "Poco/Stopwatch.h"
 #include "Poco/Thread.h"
@@ -159,6 +160,14 @@ void ConnectRun::openOnce(const std::function<BlueTuskConnection()>& open)
 	{
 		++_failures;
 		_report.error(number, exc);
+		return;
+	}
+	catch (const std::exception& exc)
+	{
+		// Not BlueTusk's own (it wraps what a policy throws in a BlueTuskPluginException): still a failed
+		// open, reported as one (exit status 2), never an escape that ends the tool with 70 (EX_SOFTWARE).
+		++_failures;
+		_report.error(number, BlueTuskException(std::string("unexpected C++ exception: ") + exc.what()));
 		return;
 	}
 	double ms = elapsedMs(watch);

@@ -201,6 +201,18 @@ BlueTusk_Foundation_API std::string standardPluginsMissingMessage(const std::vec
 	///     a standard plugin library is missing: libX.so not found (searched /a, /b)
 	/// Paths and library names only: nothing from a connection string but the Plugin Path entries.
 
+BlueTusk_Foundation_API std::string describePolicy(const std::string& family, const std::function<std::string()>& name,
+	const void* object);
+	/// For messages about one policy object: <family> policy "<name()>" (<file>), where <file> is the file
+	/// name of the library (or program) that holds the code of the object's class, found with dladdr on its
+	/// vtable (object: the policy, a polymorphic object; null leaves the library out; so does a name()
+	/// that throws). doc/plugins.md, "Where and how policies are called". Never throws. Thread-safe.
+
+BlueTusk_Foundation_API std::string describeThrown(const std::exception_ptr& error);
+	/// What a policy threw, for messages: a Poco::Exception's displayText(), "std::exception: " and what()
+	/// of a std::exception, else "an exception that is neither a Poco::Exception nor a std::exception".
+	/// Never throws.
+
 
 template <class Base>
 class PluginRegistry

@@ -302,6 +302,10 @@ public:
 			/// it". Empty: every role (the default; any target). Asked once per role when the manager is
 			/// constructed (keepsRole()). Warm-up, the minimum, adopt() and openIdle() keep no session of a
 			/// role it refuses (doc/pooling.md, "Sessions of a role the data source cannot use").
+		EvictionPolicy::Ptr fallbackEviction;
+			/// Decides instead of the eviction policy when one of its calls throws (the failure is logged
+			/// on BlueTusk.Pooling): a data source sets the standard policy here. Null: the built-in rule
+			/// (a session is closed only past its lifetime). doc/plugins.md, "Where and how policies are called".
 	};
 
 	PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,

@@ -40,6 +40,7 @@ Poco::Logger& routingLogger()
 
 constexpr std::size_t ROLE_COUNT = 4; // ServerRole: Unknown, Primary, PrimaryReadOnly, Standby
 constexpr Poco::Int64 DOWN_EPOCH_MS = 1577836800000; // 2020-01-01: 40 bits of milliseconds after it last 34 years
+const char* const STANDARD_EVICTION_POLICY = "standard"; // the fallback of a site eviction policy that throws
 
 } // namespace
 
@@ -257,6 +258,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 {
 	RoutingContext& c = _impl->connector;
 	EvictionPolicy::Ptr eviction;
+	EvictionPolicy::Ptr fallbackEviction;
 	try
 	{
 		// a policy name may hold a password malformed input put there: the lookups' messages name it
@@ -264,6 +266,9 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
 		_impl->target(settings.targetSessionAttributes);
 		eviction = c.evictionPolicy(settings.evictionPolicy);
+		// A site eviction policy that throws falls back to the standard one (doc/plugins.md, "Where and
+		// how policies are called").
+		if (eviction->name() != STANDARD_EVICTION_POLICY) fallbackEviction = c.evictionPolicy(STANDARD_EVICTION_POLICY);
 	}
 	catch (...)
 	{
@@ -274,6 +279,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	options.keepIdle = settings.pooling;
 	options.enforceMaximum = true;
 	options.startPruning = true;
+	options.fallbackEviction = fallbackEviction;
 	// The pools keep no session of a role the data source's own target can never use (a standby for
 	// read-write): not warmed up, not kept after a pass rejected it (doc/pooling.md). Another target named
 	// per checkout (open(target)) still opens there; what its leases return stays pooled.

@@ -9,6 +9,7 @@
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/RoutingContext.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
@@ -57,6 +58,27 @@ bool retryable(const Poco::Exception& exc, bool readOnlyWork, RetryCause& cause)
 	return false;
 }
 
+
+template <class Call>
+auto askRetryPolicy(const RetryPolicy& policy, const char* function, const SecretRedactor& redactor, const std::string& after, Call call)
+	-> decltype(call())
+	/// call() into the retry policy; whatever it throws becomes a BlueTuskPluginException naming the family,
+	/// the policy and its library, logged on BlueTusk.Routing (doc/plugins.md, "Where and how policies are
+	/// called"). No lease is held while a retry policy runs.
+{
+	try
+	{
+		return call();
+	}
+	catch (...)
+	{
+		const std::string message = redactor.redact(describePolicy("retry", [&policy]() { return policy.name(); }, &policy) +
+			" failed in " + function + "(): " + describeThrown(std::current_exception()) + after);
+		Poco::Logger::get("BlueTusk.Routing").error(message);
+		throw BlueTuskPluginException(message);
+	}
+}
+
 } // namespace
 
 
@@ -91,7 +113,8 @@ unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, co
 	Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
 	TransactionOptions resolving = options;
 	if (!resolving.outcomeResolver) resolving.outcomeResolver = outcomeResolver();
-	const Poco::Timespan budget = retryPolicy.budget();
+	const SecretRedactor& redactor = settings().redactor();
+	const Poco::Timespan budget = askRetryPolicy(retryPolicy, "budget", redactor, "", [&retryPolicy]() { return retryPolicy.budget(); });
 	Poco::Clock started;
 	for (unsigned attempt = 1;; ++attempt)
 	{
@@ -130,7 +153,9 @@ unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, co
 		context.readOnly = options.readOnly;
 		context.elapsed = Poco::Timespan(started.elapsed());
 		Poco::Timespan delay;
-		if (!retryPolicy.retry(context, delay)) failure->rethrow();
+		const bool again = askRetryPolicy(retryPolicy, "retry", redactor, "; the unit of work failed with: " + failure->displayText(),
+			[&]() { return retryPolicy.retry(context, delay); });
+		if (!again) failure->rethrow();
 		if (context.elapsed + delay >= budget)
 		{
 			logger.information("not retrying the unit of work after attempt %u (%s): the %s retry budget of %s ms would run out",

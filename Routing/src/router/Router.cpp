@@ -5,6 +5,7 @@
 //
 
 #include "RouterPass.h"
+#include "HostOrderCall.h"
 #include "SplitBrainGuard.h"
 #include "BlueTusk/PoolObserver.h"
 #include "AttemptFailure.h"
@@ -143,7 +144,10 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			}
 			candidates.push_back(candidate);
 		}
-		HostOrderPlan plan = _request.hostOrder->plan(candidates);
+		// No lock is held; a site policy runs on a helper thread within the checkout's deadline and every
+		// failure is a BlueTuskPluginException naming it (HostOrderCall.h). The pass holds no session yet
+		// that an exception could lose (PassState releases what it holds).
+		HostOrderPlan plan = HostOrderCall::plan(_request.hostOrder, candidates, checkoutDeadline, _settings);
 
 		// Step 2: tiers (stable): may accept, fallback only, known down or rejected.
 		std::vector<Slot> slots;

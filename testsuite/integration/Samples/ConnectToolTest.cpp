@@ -52,6 +52,7 @@ class ConnectToolTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testQueryRowsWithNull);
 	CPPUNIT_TEST(testRoleNames);
 	CPPUNIT_TEST(testNoAcceptableHostErrorExit2);
+	CPPUNIT_TEST(testPluginFailureExit2);
 	CPPUNIT_TEST(testRefusedHostInAttempts);
 	CPPUNIT_TEST(testAuthenticationErrorHidesPassword);
 	CPPUNIT_TEST(testUsageErrorsExit1);
@@ -152,6 +153,27 @@ public:
 			CPPUNIT_ASSERT_EQUAL(endpointOf(static_cast<int>(i) + 2), str(attempt, "endpoint"));
 			CPPUNIT_ASSERT_EQUAL(std::string("rejected"), str(attempt, "outcome"));
 			CPPUNIT_ASSERT_EQUAL(std::string("standby, target primary"), str(attempt, "message"));
+		}
+	}
+
+	void testPluginFailureExit2()
+	{
+		// A site host-order policy whose plan() throws a std::exception (testsuite/plugins): an error event
+		// naming the family, the policy and its library, exit status 2, never 70 (doc/samples.md), with and
+		// without --pool.
+		const std::string plugin = std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingHostOrder.so";
+		for (const bool pooled: {false, true})
+		{
+			std::vector<std::string> args = {"--json", "--plugin", plugin, clusterHosts(ALL, "Host Order=throwing")};
+			if (pooled) args.insert(args.begin(), "--pool");
+			ProgramResult r = runProgram(connectProgram(), args);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 2, r.status);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), std::size_t(1), r.lines().size());
+			Poco::JSON::Object::Ptr event = r.json(0);
+			CPPUNIT_ASSERT_EQUAL(std::string("error"), str(event, "event"));
+			CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskPluginException"), str(event, "type"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), std::string("host order policy \"throwing\" (libBlueTuskTestMisbehavingHostOrder.so) "
+				"failed in plan(): std::exception: plan broke on purpose"), str(event, "message"));
 		}
 	}
 

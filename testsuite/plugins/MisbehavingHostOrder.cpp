@@ -1,0 +1,131 @@
+//
+// MisbehavingHostOrder.cpp
+//
+// A site host-order plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and how
+// policies are called"). Every policy plans the host list as written and counts its plan() calls:
+//   "counting"      plans, nothing else;
+//   "throwing"      throws std::runtime_error("plan broke on purpose");
+//   "throwing-int"  throws an int (neither a Poco::Exception nor a std::exception);
+//   "sleepy"        sleeps before planning for the calls bluetuskTestSleepNext() asked for.
+// The tests reach the counters through the extern "C" functions below (dlsym on the loaded library). Only
+// the public headers are used, the way a site would write one.
+//
+
+#include "BlueTusk/HostOrderPolicy.h"
+#include "BlueTusk/PluginRegistry.h"
+#include "Poco/ClassLibrary.h"
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+std::atomic<int> planCalls{0};
+std::atomic<int> sleepyCalls{0};    /// calls of "sleepy" still to sleep
+std::atomic<int> sleepMs{0};
+
+
+class CountingHostOrder: public BlueTusk::HostOrderPolicy
+{
+public:
+	std::string name() const override
+	{
+		return "counting";
+	}
+
+	BlueTusk::HostOrderPlan plan(const std::vector<BlueTusk::HostCandidate>& candidates) const override
+	{
+		++planCalls;
+		misbehave();
+		BlueTusk::HostOrderPlan plan;
+		for (std::size_t i = 0; i < candidates.size(); ++i) plan.order.push_back(i);
+		return plan;
+	}
+
+protected:
+	virtual void misbehave() const
+	{
+	}
+};
+
+
+class ThrowingHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		return "throwing";
+	}
+
+protected:
+	void misbehave() const override
+	{
+		throw std::runtime_error("plan broke on purpose");
+	}
+};
+
+
+class ThrowingIntHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		return "throwing-int";
+	}
+
+protected:
+	void misbehave() const override
+	{
+		throw 42;
+	}
+};
+
+
+class SleepyHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		return "sleepy";
+	}
+
+protected:
+	void misbehave() const override
+	{
+		if (sleepyCalls.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs.load()));
+	}
+};
+
+} // namespace
+
+
+extern "C" __attribute__((visibility("default"))) int bluetuskTestPlanCalls()
+	/// plan() calls so far, every policy of the library together.
+{
+	return planCalls.load();
+}
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestResetPlanCalls()
+{
+	planCalls = 0;
+}
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepNext(int calls, int milliseconds)
+	/// The next calls plan() calls of "sleepy" sleep milliseconds each.
+{
+	sleepMs = milliseconds;
+	sleepyCalls = calls;
+}
+
+
+POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
+	POCO_EXPORT_INTERFACE(CountingHostOrder, "counting")
+	POCO_EXPORT_INTERFACE(ThrowingHostOrder, "throwing")
+	POCO_EXPORT_INTERFACE(ThrowingIntHostOrder, "throwing-int")
+	POCO_EXPORT_INTERFACE(SleepyHostOrder, "sleepy")
+POCO_END_MANIFEST
+
+BLUETUSK_PLUGIN_ABI();

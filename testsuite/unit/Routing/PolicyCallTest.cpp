@@ -1,0 +1,271 @@
+//
+// PolicyCallTest.cpp
+//
+// Where and how a data source calls a site host-order policy (doc/plugins.md, "Where and how policies are
+// called"), with libBlueTuskTestMisbehavingHostOrder.so (testsuite/plugins): plan() runs once per checkout
+// that goes through the router, whatever the new sessions; a plan() that throws (a std::exception, or
+// anything else) fails the checkout with a BlueTuskPluginException naming the family, the policy and the
+// library, and is logged; a plan() slower than Checkout Timeout is cut off at the checkout's deadline while
+// the data source's other checkouts go on; no lease is lost on the way.
+//
+
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/RetryPolicy.h"
+#include "BlueTusk/Transaction.h"
+#include "CapturingChannel.h"
+#include "RoutingTestSupport.h"
+#include "Poco/Clock.h"
+#include <cppunit/extensions/HelperMacros.h>
+#include <atomic>
+#include <dlfcn.h>
+#include <stdexcept>
+#include <thread>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+const std::string LIBRARY = "libBlueTuskTestMisbehavingHostOrder.so";
+
+
+std::string pluginPath()
+{
+	return std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/" + LIBRARY;
+}
+
+
+template <class Function>
+Function control(const char* name)
+	/// One of the test plugin's extern "C" functions (the library is loaded by then).
+{
+	void* handle = dlopen(pluginPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
+	void* symbol = dlsym(handle, name);
+	dlclose(handle);
+	CPPUNIT_ASSERT_MESSAGE(name, symbol != nullptr);
+	return reinterpret_cast<Function>(symbol);
+}
+
+
+int planCalls()
+{
+	return control<int (*)()>("bluetuskTestPlanCalls")();
+}
+
+
+void resetPlanCalls()
+{
+	control<void (*)()>("bluetuskTestResetPlanCalls")();
+}
+
+
+void sleepNext(int calls, int milliseconds)
+{
+	control<void (*)(int, int)>("bluetuskTestSleepNext")(calls, milliseconds);
+}
+
+
+struct Fixture: FakeDataSource
+{
+	explicit Fixture(const std::string& order, const std::string& extra = "")
+	{
+		context.loadPlugin(pluginPath());
+		resetPlanCalls();
+		dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Host Order=" + order + ";Maximum Pool Size=8" +
+			(extra.empty() ? std::string() : ";" + extra)), context);
+	}
+
+	std::string openFailure(Poco::Clock::ClockDiff& elapsedMs)
+		/// The message of the BlueTuskPluginException open() throws ("(no exception)" or the other type's text).
+	{
+		Poco::Clock started;
+		try
+		{
+			dataSource->open();
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			elapsedMs = started.elapsed() / 1000;
+			return exc.message();
+		}
+		catch (Poco::Exception& exc)
+		{
+			return "unexpected " + std::string(exc.className()) + ": " + exc.displayText();
+		}
+		return "(no exception)";
+	}
+};
+
+
+class ThrowingRetryPolicy: public RetryPolicy
+	/// A retry policy whose retry() throws a std::exception.
+{
+public:
+	std::string name() const override
+	{
+		return "throwing-retry";
+	}
+
+	bool retry(const RetryContext&, Poco::Timespan&) const override
+	{
+		throw std::runtime_error("retry broke on purpose");
+	}
+
+	Poco::Timespan budget() const override
+	{
+		return Poco::Timespan(10, 0);
+	}
+};
+
+
+bool anyLineContains(const LogCapture& capture, const std::string& text)
+{
+	for (const std::string& line: capture.channel().lines())
+	{
+		if (line.find(text) != std::string::npos) return true;
+	}
+	return false;
+}
+
+} // namespace
+
+
+class PolicyCallTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(PolicyCallTest);
+	CPPUNIT_TEST(testPlanOncePerRoutedCheckout);
+	CPPUNIT_TEST(testThrowingPlanIsPluginException);
+	CPPUNIT_TEST(testNonStandardThrowFromPlan);
+	CPPUNIT_TEST(testSlowPlanCutOffAtCheckoutDeadline);
+	CPPUNIT_TEST(testThrowingEvictionFallsBackToStandard);
+	CPPUNIT_TEST(testThrowingRetryPolicyIsPluginException);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testPlanOncePerRoutedCheckout()
+	{
+		// 80 checkouts with 4 new sessions: 4 held at once, then 76 one after the other on idle sessions.
+		Fixture f("counting");
+		{
+			std::vector<BlueTuskConnection> held;
+			for (int i = 0; i < 4; ++i) held.push_back(f.dataSource->open());
+		}
+		for (int i = 0; i < 76; ++i) f.dataSource->open().close();
+		CPPUNIT_ASSERT_EQUAL(4, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(80, planCalls());
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+
+	void testThrowingPlanIsPluginException()
+	{
+		LogCapture capture;
+		Fixture f("throwing");
+		Poco::Clock::ClockDiff elapsedMs = 0;
+		const std::string message = f.openFailure(elapsedMs);
+		const std::string expected = "host order policy \"throwing\" (" + LIBRARY + ") failed in plan(): std::exception: plan broke on purpose";
+		CPPUNIT_ASSERT_EQUAL(expected, message);
+		CPPUNIT_ASSERT_MESSAGE(expected, anyLineContains(capture, "BlueTusk.Routing: " + expected));
+		CPPUNIT_ASSERT_EQUAL(1, planCalls());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opened.load());   // nothing opened, nothing held
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+
+	void testNonStandardThrowFromPlan()
+	{
+		Fixture f("throwing-int");
+		Poco::Clock::ClockDiff elapsedMs = 0;
+		CPPUNIT_ASSERT_EQUAL("host order policy \"throwing-int\" (" + LIBRARY + ") failed in plan(): an exception that is "
+			"neither a Poco::Exception nor a std::exception", f.openFailure(elapsedMs));
+	}
+
+	void testSlowPlanCutOffAtCheckoutDeadline()
+	{
+		// The first plan() sleeps 4 s with Checkout Timeout=1: that checkout fails at about 1 s, naming the
+		// policy and the time; meanwhile the data source's other checkouts (whose plan() is quick) go on.
+		LogCapture capture;
+		Fixture f("sleepy", "Checkout Timeout=1");
+		f.dataSource->open().close();   // one idle session for the others
+		sleepNext(1, 4000);
+		std::string message;
+		Poco::Clock::ClockDiff slowMs = -1;
+		std::thread slow([&]() { message = f.openFailure(slowMs); });
+		CPPUNIT_ASSERT(within([&]() { return planCalls() >= 2; }));
+		Poco::Clock::ClockDiff longestMs = 0;
+		int others = 0;
+		Poco::Clock othersStarted;
+		while (slowMs < 0 && othersStarted.elapsed() < 3000000)
+		{
+			Poco::Clock started;
+			f.dataSource->open().close();
+			longestMs = std::max<Poco::Clock::ClockDiff>(longestMs, started.elapsed() / 1000);
+			++others;
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+		slow.join();
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("host order policy \"sleepy\" (" + LIBRARY + ") did not return from plan() within ") == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); the checkout stops waiting for it") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(slowMs), slowMs >= 950 && slowMs < 1400);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(others), others >= 20);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(longestMs), longestMs < 200);
+		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: host order policy \"sleepy\""));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+
+	void testThrowingEvictionFallsBackToStandard()
+	{
+		// A data source whose eviction policy throws from keepOnReturn(): the standard policy decides, the
+		// session is reused (one physical session for 20 checkouts), and the failure is logged once.
+		LogCapture capture;
+		FakeDataSource f;
+		const std::string library = std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingEviction.so";
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + library +
+			";Eviction Policy=throwing-eviction"), f.context);
+		for (int i = 0; i < 20; ++i) f.dataSource->open().close();
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(1, f.stats("a").idle);
+		int logged = 0;
+		for (const std::string& line: capture.channel().lines())
+		{
+			if (line.find("keepOnReturn()") == std::string::npos) continue;
+			++logged;
+			CPPUNIT_ASSERT_MESSAGE(line, line.find("BlueTusk.Pooling: eviction policy \"throwing-eviction\" "
+				"(libBlueTuskTestMisbehavingEviction.so) failed in keepOnReturn() for a:5432: std::exception: keepOnReturn broke on purpose; "
+				"eviction policy \"standard\" (libBlueTuskEvictionPlugin.so) decides instead (1 failure so far)") == 0);
+		}
+		CPPUNIT_ASSERT_EQUAL(1, logged);
+	}
+
+	void testThrowingRetryPolicyIsPluginException()
+	{
+		// runInTransaction(): the unit of work fails with a retryable error, the policy's retry() throws: a
+		// BlueTuskPluginException naming the policy, with the unit of work's failure; the lease went back.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), f.context);
+		int runs = 0;
+		std::string message;
+		try
+		{
+			f.dataSource->runInTransaction([&runs](BlueTuskConnection&, Transaction&)
+			{
+				++runs;
+				throw BlueTuskTransportException("connection lost on purpose");
+			}, ThrowingRetryPolicy());
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			message = exc.message();
+		}
+		CPPUNIT_ASSERT_EQUAL(1, runs);
+		CPPUNIT_ASSERT_EQUAL(std::string("retry policy \"throwing-retry\" (BlueTuskRoutingUnitTests) failed in retry(): "
+			"std::exception: retry broke on purpose; the unit of work failed with: ") + BlueTuskTransportException("connection lost on purpose").displayText(),
+			message);
+		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(PolicyCallTest);
