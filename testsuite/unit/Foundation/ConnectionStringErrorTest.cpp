@@ -179,10 +179,13 @@ public:
 	void testEnumerations()
 	{
 		checkCases({
-			{"Host=a;Username=u;Password={PW};Target Session Attributes=master",
-				"Target Session Attributes: \"master\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"},
+			// Any other policy name ("master") is a site target-session policy's, resolved at creation (doc/plugins.md).
+			{"Host=a;Username=u;Password={PW};Target Session Attributes=prefer primary",
+				"Target Session Attributes: \"prefer primary\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"
+				"; or a site target-session policy's name (doc/plugins.md)"},
 			{"host=a user=u password={PW} target_session_attrs=",
-				"target_session_attrs: \"\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"},
+				"target_session_attrs: \"\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"
+				"; or a site target-session policy's name (doc/plugins.md)"},
 			{"Host=a;Username=u;Password={PW};SSL Mode=maybe",
 				"SSL Mode: \"maybe\" is not a valid value; accepted values: disable, allow, prefer, require, verify-ca, verify-full"},
 			{"postgresql://u:{PW}@a/db?sslmode=on",
