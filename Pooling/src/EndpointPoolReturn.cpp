@@ -70,6 +70,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 				return false;
 			}
 			bool keep = false;
+			++entry->info.returns;   // PooledSessionInfo::returns: this return included
 			try
 			{
 				keep = m.eviction->keepOnReturn(entry->info, m.sizeLocked(*this), m.settings, now);
