@@ -31,10 +31,12 @@ DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connection
 		settings.checkoutTimeout = login;
 	Lookup lookup;
 	lookup.target = settings.targetSessionAttributes;
+	lookup.targetPolicy = settings.targetSessionPolicy;
 	// a writer (read-write) and a reader (prefer-standby) must share one data source, or
 	// the reader never sees the writer's read-your-writes token (50 of 50 reads missed the row just written).
 	ConnectionSettings shared = settings;
 	shared.targetSessionAttributes = TargetSessionAttributes::Any;
+	shared.targetSessionPolicy.clear();
 	for (const Shared& entry: _dataSources)
 	{
 		if (entry.loginTimeoutSeconds == loginTimeoutSeconds && entry.settings == shared)

@@ -32,6 +32,7 @@ public:
 	{
 		BlueTuskDataSource::Ptr dataSource;
 		TargetSessionAttributes target = TargetSessionAttributes::Any;   /// the string's own target
+		std::string targetPolicy;   /// the string's own site target-session policy (doc/plugins.md), or ""
 	};
 
 	static DataSourceRegistry& instance();

@@ -107,6 +107,7 @@ void SessionImpl::open(const std::string& connectionString)
 			Detail::DataSourceRegistry::Lookup lookup = Detail::DataSourceRegistry::instance().get(_connectionString, getLoginTimeout());
 			_dataSource = lookup.dataSource;
 			_target = lookup.target;
+			_targetPolicy = lookup.targetPolicy;
 			// Read Your Writes (doc/poco-data.md): the same split of targets as BlueTuskDataSource's leases.
 			const bool readYourWrites = _dataSource->settings().readYourWrites;
 			_writeSession = readYourWrites && (_target == TargetSessionAttributes::Primary || _target == TargetSessionAttributes::ReadWrite ||
@@ -115,7 +116,7 @@ void SessionImpl::open(const std::string& connectionString)
 		}
 		// The session's own target: sessions of one data source may differ in it (DataSourceRegistry).
 		const Lsn token = _readSession ? _dataSource->walPosition() : Lsn();
-		_connection = _dataSource->open(_target);
+		_connection = _targetPolicy.empty() ? _dataSource->open(_target) : _dataSource->open(_targetPolicy);
 		_seen = token;   // the checkout took a standby only once it had replayed this token
 	}
 	catch (Poco::Exception& exc)

@@ -149,6 +149,7 @@ private:
 	std::string _connectionString;        /// as given (with the password): the data source registry's key
 	BlueTuskDataSource::Ptr _dataSource;
 	TargetSessionAttributes _target = TargetSessionAttributes::Any;   /// this string's own target
+	std::string _targetPolicy;   /// this string's own site target-session policy, or "" (doc/plugins.md)
 	bool _writeSession = false;           /// Read Your Writes and a write target: leaves tokens (afterStatement())
 	bool _readSession = false;            /// Read Your Writes and a target that may take a standby: waits for them
 	Lsn _seen;                            /// the newest token the lease is known to have replayed

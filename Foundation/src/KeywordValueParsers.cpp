@@ -9,6 +9,7 @@
 #include "SettingValues.h"
 #include "ValueText.h"
 #include "BlueTusk/BlueTuskException.h"
+#include <cctype>
 
 namespace BlueTusk {
 namespace Detail {
@@ -80,6 +81,31 @@ int autoPrepareMinUsages(const std::string& value, const std::string& source)
 	if (count < 1)
 		throw BlueTuskConnectionStringException(source + ": must be 1 or more (the executions of one SQL text before it is prepared)");
 	return count;
+}
+
+
+void targetSession(ConnectionSettings& settings, const std::string& value, const std::string& source)
+{
+	try
+	{
+		settings.targetSessionAttributes = parseTargetSessionAttributes(value, source);
+		settings.targetSessionPolicy.clear();
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		const std::string name = trim(value);
+		bool valid = !name.empty() && std::isalnum(static_cast<unsigned char>(name[0]));
+		for (char c: name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+		if (!valid) throw BlueTuskConnectionStringException(exc.message() + "; or a site target-session policy's name (doc/plugins.md)");
+		settings.targetSessionAttributes = TargetSessionAttributes::Any;
+		settings.targetSessionPolicy = name;
+	}
+}
+
+
+std::string formatTargetSession(const ConnectionSettings& settings)
+{
+	return settings.targetSessionPolicy.empty() ? toString(settings.targetSessionAttributes) : settings.targetSessionPolicy;
 }
 
 

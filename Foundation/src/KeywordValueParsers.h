@@ -43,6 +43,14 @@ std::string loadBalanceHosts(const std::string& value, const std::string& source
 int autoPrepareMinUsages(const std::string& value, const std::string& source);
 	/// Auto Prepare Min Usages: 1 or more (Npgsql's range).
 
+void targetSession(ConnectionSettings& settings, const std::string& value, const std::string& source);
+	/// Target Session Attributes: a standard name sets settings.targetSessionAttributes (and clears
+	/// targetSessionPolicy); any other policy name (letters, digits, '-', '_', '.', starting with a letter
+	/// or digit) is a site target-session policy's: settings.targetSessionPolicy, the target Any.
+
+std::string formatTargetSession(const ConnectionSettings& settings);
+	/// The inverse of targetSession: the site policy's name, or the standard name.
+
 TargetSessionAttributes readOnly(const std::string& value, const std::string& source);
 	/// The 2016 proposal's readonly: true = any server will do, false = a writable server is required.
 

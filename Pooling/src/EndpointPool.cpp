@@ -178,6 +178,7 @@ PoolEntryPtr EndpointPool::openReservedWith(const OpenCancellation* cancellation
 		m.noteOpenedLocked(*this);
 		m.openEndedLocked(*this, closer);   // the reservation is now this busy session
 	}
+	entry->info.sessionId = session->sessionId();
 	entry->session = std::move(session);
 	if (observer) observer->sessionCreated(_endpoint, PoolObserver::preciseSeconds() - started);
 	if (m.logger.debug()) m.logger.debug("opened a session to " + m.redactor.redact(_endpoint.toString()));
@@ -252,6 +253,7 @@ void EndpointPool::adopt(Session::Ptr session)
 		entry->info.createdAt = m.clock->now();
 		entry->info.lastReturned = entry->info.createdAt;
 		entry->info.lifetime = lifetime;
+		entry->info.sessionId = entry->session->sessionId();
 		m.parkLocked(*this, std::move(entry), closer);
 	}
 	catch (...)

@@ -77,6 +77,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 				}
 				size = m.sizeLocked(*this);
 				now = m.clock->now();
+				++entry->info.returns;   // PooledSessionInfo::returns: this return included
 			}
 			keep = m.evictionCall.keepOnReturn(_endpoint, entry->info, size, now);
 		}

@@ -142,6 +142,7 @@ void EndpointPool::warmUpPool(bool background)
 			if (role != ServerRole::Unknown) _impl->learnRole(role);
 			entry->info.createdAt = m.clock->now();
 			entry->info.lastReturned = entry->info.createdAt;
+			entry->info.sessionId = entry->session->sessionId();
 			m.noteOpenedLocked(*this);
 			if (!m.keeps(role))
 			{

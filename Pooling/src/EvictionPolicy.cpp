@@ -43,4 +43,10 @@ Poco::Timespan EvictionPolicy::lifetimeFor(const ConnectionSettings& settings) c
 	return Poco::Timespan(lifetime - randomMicroseconds(maxJitter));
 }
 
+
+
+void EvictionPolicy::configure(const Poco::Util::AbstractConfiguration&)
+{
+}
+
 } // namespace BlueTusk

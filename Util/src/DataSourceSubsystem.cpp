@@ -6,12 +6,16 @@
 
 #include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/RetryPolicy.h"
+#include "BlueTusk/TargetSessionPolicy.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include "Poco/String.h"
 #include "Poco/StringTokenizer.h"
 #include "Poco/Util/Application.h"
+#include <functional>
 
 namespace BlueTusk {
 
@@ -62,10 +66,12 @@ std::string joined(const std::vector<std::string>& items)
 
 
 struct PolicySources
-	/// Which property decided the data source's Host Order and Eviction Policy, for error messages.
+	/// Which property decided the data source's Host Order, Eviction Policy and Target Session Attributes,
+	/// for error messages.
 {
 	std::string hostOrder;
 	std::string eviction;
+	std::string target;
 };
 
 
@@ -89,6 +95,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 	}
 	sources.hostOrder = stringProperty;
 	sources.eviction = stringProperty;
+	sources.target = stringProperty;
 
 	Poco::Util::AbstractConfiguration::Keys keys;
 	config.keys(prefix, keys);
@@ -103,6 +110,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 		}
 		const std::string hostOrder = settings.hostOrder;
 		const std::string eviction = settings.evictionPolicy;
+		const std::string target = settings.targetSessionPolicy;
 		try
 		{
 			// ConnectionSettings::set compares case-insensitively and ignores the spaces of canonical keywords,
@@ -115,6 +123,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 		}
 		if (settings.hostOrder != hostOrder) sources.hostOrder = property;
 		if (settings.evictionPolicy != eviction) sources.eviction = property;
+		if (settings.targetSessionPolicy != target) sources.target = property;
 	}
 	try
 	{
@@ -266,27 +275,48 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 			throw BlueTuskPluginException(sources.hostOrder + ": " + exc.message() +
 				(plugins.empty() ? std::string() : " (site plugins loaded from " + PLUGINS_PROPERTY + ": " + joined(plugins) + ")"));
 		}
+		EvictionPolicy::Ptr eviction;
 		try
 		{
-			connector.evictionPolicy(settings.evictionPolicy);
+			eviction = connector.evictionPolicy(settings.evictionPolicy);
 		}
 		catch (Poco::Exception& exc)
 		{
 			throw BlueTuskPluginException(sources.eviction + ": " + exc.message());
 		}
+		TargetSessionPolicy::Ptr target;
+		try
+		{
+			target = settings.targetSessionPolicy.empty() ? connector.targetSessionPolicy(settings.targetSessionAttributes)
+				: connector.targetSessionPolicy(settings.targetSessionPolicy);   // a site target (doc/plugins.md)
+		}
+		catch (Poco::Exception& exc)
+		{
+			throw BlueTuskPluginException(sources.target + ": " + exc.message() +
+				(plugins.empty() ? std::string() : " (site plugins loaded from " + PLUGINS_PROPERTY + ": " + joined(plugins) + ")"));
+		}
 		if (!policyKeys.empty())
 		{
+			// Every family of this data source's own connector gets the same view (doc/plugins.md, Configuration).
 			Poco::AutoPtr<Poco::Util::AbstractConfiguration> view(
 				const_cast<Poco::Util::AbstractConfiguration&>(config).createView(policyPrefix));
-			try
+			auto configure = [&](const std::string& family, const std::string& policy, const std::function<void()>& call)
 			{
-				hostOrder->configure(*view);
-			}
-			catch (Poco::Exception& exc)
-			{
-				throw BlueTuskPluginException(policyPrefix + ".*: host-order policy \"" + settings.hostOrder + "\" rejected its configuration: " + exc.message());
-			}
-			subsystemLogger().information("%s: host-order policy %s configured with %s", prefix, redactor.redact(settings.hostOrder), policyPrefix + ".*");
+				try
+				{
+					call();
+				}
+				catch (Poco::Exception& exc)
+				{
+					throw BlueTuskPluginException(policyPrefix + ".*: " + family + " policy \"" + policy + "\" rejected its configuration: " + exc.message());
+				}
+				subsystemLogger().information("%s: %s policy %s configured with %s", prefix, family, redactor.redact(policy), policyPrefix + ".*");
+			};
+			configure("host-order", settings.hostOrder, [&] { hostOrder->configure(*view); });
+			configure("target-session", target->name(), [&] { target->configure(*view); });
+			configure("eviction", settings.evictionPolicy, [&] { eviction->configure(*view); });
+			for (const std::string& retry: connector.policyNames(PolicyFamily::Retry))
+				configure("retry", retry, [&] { connector.retryPolicy(retry)->configure(*view); });
 		}
 
 		BlueTuskDataSource::Ptr dataSource;
@@ -298,7 +328,8 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 		{
 			throw BlueTuskPluginException(prefix + ": cannot create data source: " + exc.message());
 		}
-		if (subsystemLogger().debug()) subsystemLogger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, redactor.redact(settings.hostOrder), toString(settings.targetSessionAttributes));
+		if (subsystemLogger().debug()) subsystemLogger().debug("data source \"%s\" created with Host Order=%s, Target Session Attributes=%s", name, redactor.redact(settings.hostOrder),
+			settings.targetSessionPolicy.empty() ? toString(settings.targetSessionAttributes) : redactor.redact(settings.targetSessionPolicy));
 
 		if (config.getBool(prefix + "." + WARM_UP_KEY, true) && settings.minPoolSize > 0)
 		{

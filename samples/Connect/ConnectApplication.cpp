@@ -97,7 +97,8 @@ protected:
 		options.addOption(Option("json", "j", "print one JSON object per line"));
 		options.addOption(Option("pool", "p", "open through a BlueTuskDataSource (pooled leases)"));
 		options.addOption(Option("target", "t", "target for the open: any, primary, standby, prefer-primary, "
-			"prefer-standby, read-write, read-only (default: the connection string's)").argument("T"));
+			"prefer-standby, read-write, read-only, or a site target-session policy loaded with --plugin or Plugin Path "
+			"(default: the connection string's)").argument("T"));
 		options.addOption(Option("count", "n", "opens in a row (per thread; default 1)").argument("N"));
 		options.addOption(Option("threads", "", "with --pool: T threads, each doing --count checkouts").argument("T"));
 		options.addOption(Option("hold-ms", "", "hold each connection M milliseconds before closing it").argument("M"));
@@ -116,13 +117,14 @@ protected:
 		else if (name == "pool") _options.pool = true;
 		else if (name == "target")
 		{
+			_options.target = value;
 			try
 			{
-				_options.target = parseTargetSessionAttributes(value, "--target");
+				parseTargetSessionAttributes(value, "--target");
 			}
 			catch (BlueTuskException& exc)
 			{
-				throw Poco::Util::InvalidArgumentException(exc.message());
+				_options.targetError = exc.message();   // unless a site plugin provides it: checked in main()
 			}
 		}
 		else if (name == "count") _options.count = ConnectOptions::positiveNumber(name, value, 1);
@@ -188,6 +190,12 @@ protected:
 			// The parser's messages name keywords and positions, never a value: no password can show here.
 			return usageError("invalid connection string: " + exc.message(), "BlueTuskConnectionStringException", exc.message());
 		}
+		if (!_options.targetError.empty() && !isSiteTarget(connector, settings, *_options.target))
+		{
+			std::string loaded;
+			for (const auto& name: connector.policyNames(PolicyFamily::TargetSession)) loaded += (loaded.empty() ? "" : ", ") + name;
+			return usageError(_options.targetError + "; nor is it a loaded target-session policy (" + loaded + ")");
+		}
 		try
 		{
 			ConnectRun run(_options, settings, connector, report);
@@ -218,6 +226,20 @@ private:
 		help.setFooter("Exit status: 0 success, 1 usage error, 2 connection/query/plugin failure. "
 			"Example: bluetusk-connect --target standby --query 'SELECT 1' 'Host=127.0.0.1,127.0.0.2;Port=55432;Username=bluetusk'");
 		help.format(std::cout);
+	}
+
+	static bool isSiteTarget(RoutingContext& connector, const ConnectionSettings& settings, const std::string& name)
+		/// Whether a plugin loaded by --plugin or the connection string's Plugin Path provides target name.
+	{
+		try
+		{
+			connector.loadStandardPlugins(settings.pluginPath);
+			return connector.targetSessionPolicy(name) != nullptr;
+		}
+		catch (Poco::Exception&)
+		{
+			return false;
+		}
 	}
 
 	int usageError(const std::string& message)

@@ -24,7 +24,8 @@ struct ConnectOptions
 	std::optional<std::string> query;          /// --query SQL
 	bool json = false;                         /// --json
 	bool pool = false;                         /// --pool
-	std::optional<TargetSessionAttributes> target; /// --target T
+	std::optional<std::string> target;         /// --target T: a standard target, or a site target-session policy
+	std::string targetError;                   /// --target T not a standard name: why (unless a loaded policy has it)
 	int count = 1;                             /// --count N
 	int threads = 1;                           /// --threads T
 	int holdMs = 0;                            /// --hold-ms M

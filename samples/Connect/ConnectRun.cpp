@@ -95,7 +95,7 @@ ConnectRun::ConnectRun(const ConnectOptions& options, const ConnectionSettings& 
 	_connector(connector),
 	_report(report)
 {
-	if (_options.target && !_options.pool) _settings.targetSessionAttributes = *_options.target;
+	if (_options.target && !_options.pool) _settings.set("Target Session Attributes", *_options.target);
 }
 
 

@@ -196,6 +196,12 @@ public:
 	std::string password;          /// Password; never printed (toString() shows Password=***)
 	std::string applicationName;   /// Application Name / application_name
 	TargetSessionAttributes targetSessionAttributes = TargetSessionAttributes::Any;
+		/// Target Session Attributes / target_session_attrs when it is one of the seven standard names.
+	std::string targetSessionPolicy;
+		/// Target Session Attributes naming a site target-session policy (a plugin, doc/plugins.md) instead
+		/// of a standard name: that name as written (trimmed), with targetSessionAttributes left Any. The
+		/// name is resolved when a data source or connection is created (an unknown one fails there, listing
+		/// the names loaded). Empty for a standard target.
 	std::string hostOrder = "sequential";
 		/// Host Order / hostorder, or "random" from Load Balance Hosts=true: a host-order policy name.
 	Poco::Timespan connectTimeout = Poco::Timespan(15, 0);

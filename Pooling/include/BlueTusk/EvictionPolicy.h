@@ -14,6 +14,7 @@
 #include "BlueTusk/ConnectionSettings.h"
 #include "Poco/Timestamp.h"
 #include "Poco/Timespan.h"
+#include "Poco/Util/AbstractConfiguration.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct BlueTusk_Pooling_API PooledSessionInfo
 	Poco::Timestamp createdAt;     /// when the physical session was opened
 	Poco::Timestamp lastReturned;  /// when it last came back to the pool (== createdAt if never used)
 	Poco::Timespan lifetime;       /// its maximum lifetime with jitter applied (0: unlimited)
+	unsigned returns = 0;          /// how many times it came back to the pool from a checkout, the return being
+	                               /// decided included (keepOnReturn() sees 1 after its first lease): each
+	                               /// lease, and each time a router opened or reused it and passed it over
+	                               /// (a role its target rejected). Its age is now - createdAt.
+	Poco::UInt64 sessionId = 0;    /// Session::sessionId() of the physical session: unique in the process,
+	                               /// stable across its leases (0 for a session implementation without ids)
 };
 
 
@@ -45,6 +52,9 @@ class BlueTusk_Pooling_API EvictionPolicy
 	///
 	/// A plugin exports its implementations with POCO_BEGIN_MANIFEST(BlueTusk::EvictionPolicy) and
 	/// POCO_EXPORT_INTERFACE(MyPolicy, "my-name"); "Eviction Policy=my-name" selects it.
+	///
+	/// Where the calls run: keepOnReturn() on the thread ending the lease, selectForEviction() on the
+	/// pools' pruning thread, lifetimeFor() on the thread opening a session (doc/plugins.md).
 {
 public:
 	using Ptr = std::shared_ptr<EvictionPolicy>;
@@ -68,6 +78,11 @@ public:
 		/// The maximum lifetime to give a new session. The default applies Connection Lifetime with a
 		/// random jitter of up to 10% (never more than 30 s) subtracted, so sessions opened together are
 		/// not all retired together; 0 when Connection Lifetime is 0.
+
+	virtual void configure(const Poco::Util::AbstractConfiguration& config);
+		/// Policy properties, as HostOrderPolicy::configure() receives them (the view of
+		/// bluetusk.dataSources.<name>.policy.* in the subsystem), once, before the data source and its
+		/// pools are created. Throw a Poco::Exception to refuse them. The default ignores them.
 };
 
 } // namespace BlueTusk

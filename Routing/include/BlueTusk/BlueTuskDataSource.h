@@ -28,6 +28,8 @@
 
 namespace BlueTusk {
 
+class TargetSessionPolicy;
+
 class RoutingContext;
 
 
@@ -91,7 +93,8 @@ public:
 		/// come back. The pools (and their pruning thread) end with the last lease.
 
 	BlueTuskConnection open();
-		/// A checkout for the connection string's Target Session Attributes.
+		/// A checkout for the connection string's Target Session Attributes: a standard target, or the site
+		/// target-session policy it names (ConnectionSettings::targetSessionPolicy, doc/plugins.md).
 
 	BlueTuskConnection open(TargetSessionAttributes target);
 		/// A checkout for target. Throws BlueTuskPoolTimeoutException (no capacity before Checkout
@@ -116,9 +119,11 @@ public:
 		/// then waits for it. 0/0 otherwise, or before the first write lease came back.
 
 	BlueTuskConnection open(const std::string& target);
-		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive).
-		/// Throws BlueTuskConnectionStringException (listing the accepted names) for an unknown name, then
-		/// as open(TargetSessionAttributes).
+		/// A checkout for the target named as in a connection string ("prefer-standby", case-insensitive), or
+		/// for the site target-session policy of that name loaded into the data source's routing context
+		/// (resolved once, then kept; doc/plugins.md). Throws BlueTuskConnectionStringException (listing
+		/// the standard names and the loaded policies) for a name neither is, then as
+		/// open(TargetSessionAttributes). A site target counts as "any" for Read Your Writes.
 
 	CommitOutcomeResolver::Ptr outcomeResolver(const Poco::Timespan& timeout = Poco::Timespan(10, 0)) const;
 		/// A resolver for TransactionOptions::outcomeResolver and Transaction::executeWithOutcome(): a COMMIT
@@ -217,6 +222,9 @@ private:
 	BlueTuskDataSource(const ConnectionSettings& settings, const RoutingContext& connector);
 	BlueTuskDataSource(const BlueTuskDataSource&) = delete;
 	BlueTuskDataSource& operator = (const BlueTuskDataSource&) = delete;
+
+	BlueTuskConnection open(TargetSessionAttributes target, const Lsn& token, const std::shared_ptr<TargetSessionPolicy>& site);
+		/// open(target, token), routed with site when given (a site target-session policy; target is then Any).
 
 	struct Impl;
 	std::shared_ptr<Impl> _impl;

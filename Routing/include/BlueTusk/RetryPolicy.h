@@ -13,6 +13,7 @@
 
 #include "BlueTusk/Foundation.h"
 #include "Poco/Timespan.h"
+#include "Poco/Util/AbstractConfiguration.h"
 #include <memory>
 #include <string>
 
@@ -69,6 +70,13 @@ public:
 	virtual Poco::Timespan budget() const = 0;
 		/// The most time the attempts and waits of one runInTransaction() may take together: no new attempt
 		/// starts once it is spent.
+
+	virtual void configure(const Poco::Util::AbstractConfiguration& config);
+		/// Policy properties, as HostOrderPolicy::configure() receives them: the subsystem calls it once on
+		/// every retry policy loaded into a data source's routing context when the data source has
+		/// bluetusk.dataSources.<name>.policy.* properties, before the data source is created (so
+		/// runInTransaction(work, "<name>") on that data source uses the configured instance). Throw a
+		/// Poco::Exception to refuse them. The default ignores them.
 
 private:
 	RetryPolicy(const RetryPolicy&) = delete;

@@ -72,6 +72,8 @@ struct BlueTuskDataSource::Impl
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
 	std::map<TargetSessionAttributes, TargetSessionPolicy::Ptr> targets;
+	TargetSessionPolicy::Ptr ownSite;          /// settings->targetSessionPolicy's policy (null: a standard target)
+	std::map<std::string, TargetSessionPolicy::Ptr> siteTargets; /// open("<site name>") (under mutex)
 	std::unique_ptr<FastPath> fixedFast;       /// no topology source: built once, read without a lock; null: no
 	                                           /// fast path (order not fixed)
 	std::shared_ptr<FastPath> topologyFast;    /// with a topology source: the current list's, swapped by the
@@ -110,6 +112,15 @@ struct BlueTuskDataSource::Impl
 		const unsigned bit = 1u << static_cast<unsigned>(attributes);
 		if (policy && !policy->needsRole()) targetsWithoutRole.fetch_or(bit);
 		targetsKnown.fetch_or(bit);
+		return policy;
+	}
+
+	TargetSessionPolicy::Ptr siteTarget(const std::string& name)
+		/// The site target-session policy name (resolved once); throws BlueTuskPluginException when none.
+	{
+		std::lock_guard<std::mutex> lock(mutex);
+		TargetSessionPolicy::Ptr& policy = siteTargets[name];
+		if (!policy) policy = connector.targetSessionPolicy(name);
 		return policy;
 	}
 
@@ -264,7 +275,8 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		// a policy name may hold a password malformed input put there: the lookups' messages name it
 		c.loadStandardPlugins(settings.pluginPath); // every standard plugin, or an exception naming the paths searched
 		_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
-		_impl->target(settings.targetSessionAttributes);
+		if (settings.targetSessionPolicy.empty()) _impl->target(settings.targetSessionAttributes);
+		else _impl->ownSite = _impl->siteTarget(settings.targetSessionPolicy);
 		eviction = c.evictionPolicy(settings.evictionPolicy);
 		// A site eviction policy that throws falls back to the standard one (doc/plugins.md, "Where and
 		// how policies are called").
@@ -283,7 +295,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	// The pools keep no session of a role the data source's own target can never use (a standby for
 	// read-write): not warmed up, not kept after a pass rejected it (doc/pooling.md). Another target named
 	// per checkout (open(target)) still opens there; what its leases return stays pooled.
-	const TargetSessionPolicy::Ptr ownTarget = _impl->target(settings.targetSessionAttributes);
+	const TargetSessionPolicy::Ptr ownTarget = _impl->ownSite ? _impl->ownSite : _impl->target(settings.targetSessionAttributes);
 	if (ownTarget && ownTarget->needsRole())
 	{
 		unsigned usable = 0;   // the answers, not the policy: a plugin's object is not kept by the pools
@@ -343,13 +355,31 @@ BlueTuskDataSource::~BlueTuskDataSource()
 
 BlueTuskConnection BlueTuskDataSource::open()
 {
-	return open(_impl->settings->targetSessionAttributes);
+	return open(_impl->settings->targetSessionAttributes, Lsn(), _impl->ownSite);
 }
 
 
 BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 {
-	return open(parseTargetSessionAttributes(target, "target"));
+	TargetSessionAttributes standard = TargetSessionAttributes::Any;
+	try
+	{
+		standard = parseTargetSessionAttributes(target, "target");
+	}
+	catch (BlueTuskConnectionStringException& exc)
+	{
+		TargetSessionPolicy::Ptr site;
+		try
+		{
+			site = _impl->siteTarget(target);
+		}
+		catch (Poco::Exception& lookup)
+		{
+			throw BlueTuskConnectionStringException(exc.message() + "; nor is it a site policy's: " + lookup.message());
+		}
+		return open(TargetSessionAttributes::Any, Lsn(), site);
+	}
+	return open(standard);
 }
 
 
@@ -377,6 +407,12 @@ Lsn BlueTuskDataSource::walPosition() const
 
 BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, const Lsn& token)
 {
+	return open(target, token, nullptr);
+}
+
+
+BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, const Lsn& token, const std::shared_ptr<TargetSessionPolicy>& site)
+{
 	const Lsn own = _impl->settings->readYourWrites ? _impl->freshness.token() : Lsn();
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
 	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
@@ -390,7 +426,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 		heldFast = std::atomic_load(&_impl->topologyFast);
 		fast = heldFast.get();
 	}
-	if (fast && !fast->endpoints.empty() && !freshness.active() && _impl->needsNoRole(target))
+	if (fast && !fast->endpoints.empty() && !freshness.active() && (site ? !site->needsRole() : _impl->needsNoRole(target)))
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(*fast, attempts);
@@ -414,7 +450,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	Detail::Router::Request request;
 	request.settings = _impl->settings.get();
 	request.hostOrder = _impl->hostOrder;
-	request.target = _impl->target(target);
+	request.target = site ? site : _impl->target(target);
 	request.hostStates = &_impl->connector.hostStates();
 	request.pools = _impl->manager.get();
 	request.pooled = true;

@@ -52,6 +52,7 @@ ConnectionSettings withTarget(ConnectionSettings settings, TargetSessionAttribut
 	/// read checkouts; a listener's unpooled open has none and would refuse the keyword).
 {
 	settings.targetSessionAttributes = target;
+	settings.targetSessionPolicy.clear();   // the listener's target, not the data source's site policy
 	settings.readYourWrites = false;
 	return settings;
 }

@@ -75,6 +75,7 @@ RoutedOutcomeResolver::RoutedOutcomeResolver(const ConnectionSettings& settings,
 {
 	if (timeout.totalMicroseconds() <= 0) throw BlueTuskUsageException("the commit outcome resolution timeout must be positive");
 	_settings.targetSessionAttributes = TargetSessionAttributes::ReadWrite;
+	_settings.targetSessionPolicy.clear();   // the primary, whatever site target the data source has
 	_settings.pooling = false;
 }
 

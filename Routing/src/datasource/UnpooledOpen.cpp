@@ -29,7 +29,8 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 	Router::Request request;
 	request.settings = state->settings.get();
 	request.hostOrder = connector.hostOrderPolicy(settings.hostOrder);
-	request.target = connector.targetSessionPolicy(settings.targetSessionAttributes);
+	request.target = settings.targetSessionPolicy.empty() ? connector.targetSessionPolicy(settings.targetSessionAttributes)
+		: connector.targetSessionPolicy(settings.targetSessionPolicy);   // a site policy (doc/plugins.md)
 	request.hostStates = &Detail::hostStatesOf(connector);
 	request.pooled = false;
 	// Topology Source: read once for this open (no background thread here), then the written hosts

@@ -46,6 +46,11 @@ public:
 		return _inner->classify(role);
 	}
 
+	RoleVerdict classify(ServerRole role, const BlueTuskHostEndpoint& endpoint) const
+	{
+		return _inner->classify(role, endpoint);
+	}
+
 private:
 	TargetSessionPolicy::Ptr _inner;
 };

@@ -47,6 +47,17 @@ void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole 
 }
 
 
+void HostStateRegistry::noteConnectTime(const BlueTuskHostEndpoint& endpoint, double milliseconds)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	ConnectTimes& times = _connectTimes[endpoint];
+	times.lastMs = milliseconds;
+	times.smoothedMs = times.count == 0 ? milliseconds : times.smoothedMs * 7 / 8 + milliseconds / 8;
+	times.measuredAt.update();
+	++times.count;
+}
+
+
 void HostStateRegistry::setRole(const BlueTuskHostEndpoint& endpoint, ServerRole role)
 {
 	markUp(endpoint, role);
@@ -126,6 +137,14 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 		auto it = _entries.find(endpoint);
 		if (it != _entries.end()) learned = it->second;
 		watched = !_watched.empty() && _watched.count(endpoint) > 0;
+		auto times = _connectTimes.find(endpoint);
+		if (times != _connectTimes.end())
+		{
+			candidate.lastConnectMs = times->second.lastMs;
+			candidate.smoothedConnectMs = times->second.smoothedMs;
+			candidate.connectMeasuredAt = times->second.measuredAt;
+			candidate.connectsMeasured = times->second.count;
+		}
 	}
 	// A DOWN endpoint the health monitor watches stays DOWN until the monitor finds it answering (unless
 	// Host Recheck Seconds=0: no learned state is ever trusted).

@@ -52,6 +52,11 @@ public:
 	void markUp(const BlueTuskHostEndpoint& endpoint, ServerRole role);
 		/// Records that a session to endpoint was opened now; role Unknown keeps the previous role.
 
+	void noteConnectTime(const BlueTuskHostEndpoint& endpoint, double milliseconds);
+		/// Records how long a new session to endpoint took to open (the router, for each new physical
+		/// session): HostCandidate::lastConnectMs, and smoothedConnectMs as RFC 6298 smooths a round-trip
+		/// time (alpha 1/8). Kept by forget() and forgetAll(): a measurement is no learned state.
+
 	void setRole(const BlueTuskHostEndpoint& endpoint, ServerRole role);
 		/// Records the role of endpoint seen now (e.g. after refreshing a pooled session), marking it UP.
 
@@ -126,6 +131,14 @@ private:
 	std::atomic<bool> _timelinesDiffer{false}; /// two recorded primary timelines differ (set under _mutex)
 	std::atomic<std::uint32_t> _generation{1}; /// incremented under _mutex by every change
 	std::map<BlueTuskHostEndpoint, int> _watched; /// watch() counts per endpoint (under _mutex)
+	struct ConnectTimes
+	{
+		double lastMs = -1;
+		double smoothedMs = -1;
+		Poco::Timestamp measuredAt = 0;
+		unsigned count = 0;
+	};
+	std::map<BlueTuskHostEndpoint, ConnectTimes> _connectTimes; /// noteConnectTime() (under _mutex)
 };
 
 } // namespace BlueTusk

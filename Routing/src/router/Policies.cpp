@@ -36,6 +36,17 @@ TargetSessionPolicy::~TargetSessionPolicy()
 }
 
 
+RoleVerdict TargetSessionPolicy::classify(ServerRole role, const BlueTuskHostEndpoint&) const
+{
+	return classify(role);
+}
+
+
+void TargetSessionPolicy::configure(const Poco::Util::AbstractConfiguration&)
+{
+}
+
+
 HostOrderPolicy::HostOrderPolicy()
 {
 }
@@ -70,6 +81,11 @@ RetryPolicy::RetryPolicy()
 
 
 RetryPolicy::~RetryPolicy()
+{
+}
+
+
+void RetryPolicy::configure(const Poco::Util::AbstractConfiguration&)
 {
 }
 

@@ -172,7 +172,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			}
 			else
 			{
-				switch (target.classify(candidate.role))
+				switch (target.classify(candidate.role, candidate.endpoint))
 				{
 				case RoleVerdict::Accept:   slot.expect = Expect::Accept; break;
 				case RoleVerdict::Fallback: slot.expect = Expect::Fallback; break;
@@ -370,12 +370,13 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	attempt.reused = reused;
 	attempt.elapsedMs = ms;
 	_request.hostStates->markUp(slot.endpoint, role);
+	if (!reused) _request.hostStates->noteConnectTime(slot.endpoint, ms);   // HostCandidate::lastConnectMs
 	if (role != ServerRole::Unknown) slot.pool->setLastKnownRole(role);
 
 	RoleVerdict verdict = RoleVerdict::Accept;
 	if (target.needsRole())
 	{
-		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role);
+		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role, slot.endpoint);
 	}
 	std::string reason = roleText(role);   // "standby 4.2 MB behind, Max Standby Lag 1 MB" when a freshness rule decided
 	if (_request.freshness && verdict != RoleVerdict::Reject)

@@ -116,7 +116,7 @@ bool Router::noLongerPreferred(const Slot& slot) const
 	if (now.state == HostCandidate::DOWN) return true;
 	ServerRole role = slot.pool->lastKnownRole();
 	if (role == ServerRole::Unknown) role = now.role;
-	return _request.target->needsRole() && role != ServerRole::Unknown && _request.target->classify(role) != RoleVerdict::Accept;
+	return _request.target->needsRole() && role != ServerRole::Unknown && _request.target->classify(role, slot.endpoint) != RoleVerdict::Accept;
 }
 
 

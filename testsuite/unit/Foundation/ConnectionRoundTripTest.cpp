@@ -47,6 +47,7 @@ class ConnectionRoundTripTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(ConnectionRoundTripTest);
 	CPPUNIT_TEST(testCanonicalText);
 	CPPUNIT_TEST(testRoundTrips);
+	CPPUNIT_TEST(testSiteTargetSessionPolicy);
 	CPPUNIT_TEST(testEveryKeywordRoundTrips);
 	CPPUNIT_TEST(testQuotedValuesRoundTrip);
 	CPPUNIT_TEST(testPasswordMaskedInOtherValues);
@@ -86,6 +87,28 @@ public:
 		checkRoundTrip("host=db-a,db-b port=5432 target_session_attrs=read-write user=u");
 		checkRoundTrip("Host=[::1]:5433,::2,/var/run/postgresql,/tmp/odd:dir,[/tmp/x:y]:7000,127.0.0.1;Port=6000;Username=u");
 		checkRoundTrip("Host=db-a,db-a,db-b:7000;Username=u");
+		checkRoundTrip("Host=db-a,db-b;Target Session Attributes=zone-standby;Username=u");
+		checkRoundTrip("host=db-a target_session_attrs=Site.Zone_2 user=u");
+	}
+
+	void testSiteTargetSessionPolicy()
+	{
+		// A name that is not one of the seven standard targets names a site policy (resolved at creation).
+		ConnectionSettings settings = parse("Host=db-a;Username=u;Target Session Attributes= zone-standby ");
+		CPPUNIT_ASSERT(settings.targetSessionAttributes == TargetSessionAttributes::Any);
+		CPPUNIT_ASSERT_EQUAL(std::string("zone-standby"), settings.targetSessionPolicy);
+		CPPUNIT_ASSERT(settings.toString().find(";Target Session Attributes=zone-standby;") != std::string::npos);
+		CPPUNIT_ASSERT(!(settings == parse("Host=db-a;Username=u")));
+		CPPUNIT_ASSERT(settings == parse("host=db-a user=u target_session_attrs=zone-standby"));
+		// The last one wins: a standard name (or readonly) clears the site name.
+		settings = parse("Host=db-a;Username=u;Target Session Attributes=zone-standby;target_session_attrs=PreferStandby");
+		CPPUNIT_ASSERT(settings.targetSessionAttributes == TargetSessionAttributes::PreferStandby);
+		CPPUNIT_ASSERT(settings.targetSessionPolicy.empty());
+		settings = parse("Host=db-a;Username=u;Target Session Attributes=zone-standby;readonly=false");
+		CPPUNIT_ASSERT(settings.targetSessionAttributes == TargetSessionAttributes::ReadWrite);
+		CPPUNIT_ASSERT(settings.targetSessionPolicy.empty());
+		settings.set("Target Session Attributes", "lease-zone");
+		CPPUNIT_ASSERT_EQUAL(std::string("lease-zone"), settings.targetSessionPolicy);
 		checkRoundTrip("", {{"PGHOST", "h1,h2"}, {"PGPORT", "1,2"}, {"PGUSER", "envuser"}, {"PGPASSWORD", "envpw"}, {"PGSSLMODE", "require"}});
 	}
 

@@ -162,12 +162,15 @@ public:
 		CPPUNIT_ASSERT(entry->info.lifetime.totalMicroseconds() >= 90 * Poco::Timespan::SECONDS);
 		CPPUNIT_ASSERT(entry->info.lifetime.totalMicroseconds() <= 100 * Poco::Timespan::SECONDS);
 		CPPUNIT_ASSERT(entry->info.createdAt == _clock->now());
+		CPPUNIT_ASSERT_EQUAL(0u, entry->info.returns);
 		_clock->advance(Poco::Timespan(89, 0));
 		pool.release(std::move(entry));
 		CPPUNIT_ASSERT_EQUAL(1, pool.statistics().idle);
 		entry = pool.tryTakeIdle();
 		CPPUNIT_ASSERT_EQUAL(id, fake(entry).id());
 		CPPUNIT_ASSERT(entry->info.lastReturned == _clock->now());
+		CPPUNIT_ASSERT_EQUAL(1u, entry->info.returns);   // PooledSessionInfo::returns: one lease came back
+		CPPUNIT_ASSERT_EQUAL(entry->session->sessionId(), entry->info.sessionId);
 		_clock->advance(Poco::Timespan(12, 0));
 		pool.release(std::move(entry));
 		PoolStatistics stats = pool.statistics();

@@ -299,11 +299,17 @@ public:
 	{
 		Fixture f;
 		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
-		f.set("bluetusk.dataSources.main.targetSessionAttributes", "fastest");
+		f.set("bluetusk.dataSources.main.targetSessionAttributes", "read/write");
 		DataSourceSubsystem subsystem(f.context);
 		std::string message = messageOf<BlueTuskConnectionStringException>(subsystem, *f.config);
 		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.targetSessionAttributes: "));
 		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "prefer-standby"));
+		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, SECRET));
+		// Another policy name is a site target-session policy's: unknown here, named with the property.
+		f.set("bluetusk.dataSources.main.targetSessionAttributes", "fastest");
+		message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.targetSessionAttributes: no target session policy named \"fastest\""));
+		CPPUNIT_ASSERT_MESSAGE(message, contains(message, "available: any, prefer-primary, prefer-standby, primary, read-only, read-write, standby"));
 		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, SECRET));
 	}
 

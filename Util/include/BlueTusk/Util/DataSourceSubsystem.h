@@ -47,8 +47,11 @@ class BlueTusk_Util_API DataSourceSubsystem: public Poco::Util::Subsystem
 	///                                                  spaces (HostOrder); all compare case-insensitively
 	///     bluetusk.dataSources.<name>.warmUp = true       open Minimum Pool Size per endpoint during initialize
 	///                                                  (default true; failures are logged, not fatal)
-	///     bluetusk.dataSources.<name>.policy.<key> = value  handed to the data source's host-order policy
-	///                                                  (HostOrderPolicy::configure) as "<key> = value"
+	///     bluetusk.dataSources.<name>.policy.<key> = value  handed as "<key> = value" to configure() of the
+	///                                                  data source's host-order, target-session (standard or
+	///                                                  site) and eviction policies and of every retry policy
+	///                                                  loaded, once, before the data source is created
+	///                                                  (doc/plugins.md, Configuration)
 	///
 	/// A data source that has policy.* properties gets a policy instance of its own: it is created through a
 	/// RoutingContext of its own (same session factory, same site plugins), because a RoutingContext shares one policy
