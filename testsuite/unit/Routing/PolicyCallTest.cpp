@@ -9,6 +9,7 @@
 // the data source's other checkouts go on; no lease is lost on the way.
 //
 
+#include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RetryPolicy.h"
@@ -38,9 +39,11 @@ std::string pluginPath()
 
 template <class Function>
 Function control(const char* name)
-	/// One of the test plugin's extern "C" functions (the library is loaded by then).
+	/// One of the test plugin's extern "C" functions (the library is loaded by then, from its private copy:
+	/// openPluginImage() names the copy the process opened).
 {
-	void* handle = dlopen(pluginPath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+	const std::string loaded = openPluginImage(pluginPath(), "test plugin library").loadedFile;
+	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
 	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
 	void* symbol = dlsym(handle, name);
 	dlclose(handle);
