@@ -193,12 +193,13 @@ public:
 		sleepNext(1, 4000);
 		std::string message;
 		Poco::Clock::ClockDiff slowMs = -1;
-		std::thread slow([&]() { message = f.openFailure(slowMs); });
+		std::atomic<bool> slowDone(false);   // slowMs is the thread's until join()
+		std::thread slow([&]() { message = f.openFailure(slowMs); slowDone = true; });
 		CPPUNIT_ASSERT(within([&]() { return planCalls() >= 2; }));
 		Poco::Clock::ClockDiff longestMs = 0;
 		int others = 0;
 		Poco::Clock othersStarted;
-		while (slowMs < 0 && othersStarted.elapsed() < 3000000)
+		while (!slowDone && othersStarted.elapsed() < 3000000)
 		{
 			Poco::Clock started;
 			f.dataSource->open().close();
