@@ -396,7 +396,9 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 		CPPUNIT_ASSERT(elapsedMs(start) >= 390 && elapsedMs(start) < 2000);
 		const int passes = f.world->opens("a:5432");
-		CPPUNIT_ASSERT(passes >= 3); // several passes, states forgotten each time
+		// Several passes, states forgotten each time: at least two before the promotion at 400 ms (three or
+		// more in a plain build; under ThreadSanitizer a pass is slow enough that only two may fit).
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(passes) + " passes", passes >= 2);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive());
 		// The attempt log numbers the passes (HostAttempt::pass).
 		std::string expected;
