@@ -14,6 +14,9 @@
 #                        standard headers once (doc/maintaining.md, "Unity builds"). The main build
 #                        (scripts/setup) never does: it is the users' build and checks that every file
 #                        includes what it uses.
+#   BLUETUSK_BUILD_ONLY  1: scripts/tsan, scripts/asan, scripts/fuzz and scripts/poco-current build their folder
+#                        and stop (scripts/test's background builds)
+#   BLUETUSK_LOCK_SECONDS the longest wait for another build of the same folder (bt_locked; default 3600)
 
 BLUETUSK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BLUETUSK_BUILD_DIR="${BLUETUSK_BUILD_DIR:-$BLUETUSK_ROOT/build}"
@@ -146,6 +149,43 @@ bt_build_targets()
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
 }
 
+bt_build_only()
+	# True when BLUETUSK_BUILD_ONLY=1: scripts/tsan, scripts/asan, scripts/fuzz and scripts/poco-current then
+	# build and stop, running nothing (scripts/test's background builds, bt_prebuild).
+{
+	[ "${BLUETUSK_BUILD_ONLY:-0}" = 1 ]
+}
+
+bt_locked()
+	# bt_locked DIR COMMAND...: runs COMMAND (a command or a function of the caller) holding an exclusive lock
+	# on DIR.lock (flock), waiting for it at most BLUETUSK_LOCK_SECONDS (default 3600): scripts/test builds the
+	# test-only folders in the background while the same scripts may want them in the foreground, and two
+	# builds must never run in one folder. The second one to come finds the folder built (ninja: no work).
+{
+	local dir="$1" seconds="${BLUETUSK_LOCK_SECONDS:-3600}"
+	shift
+	mkdir -p "$(dirname "$dir")"
+	(
+		if ! flock -n 9; then
+			local waited=$(date +%s)
+			bt_log "waiting for the other build of $dir to end (at most $seconds s)"
+			flock -w "$seconds" 9 || bt_die "waited $seconds s for $dir.lock: another build of $dir did not end"
+			bt_log "the other build of $dir ended ($(( $(date +%s) - waited )) s waited)"
+		fi
+		"$@"
+	) 9>"$dir.lock"
+}
+
+bt_sanitizer_build()
+	# bt_sanitizer_build CMAKE_OPTION SUITE...: bt_sanitizer_suites' configure and build (under its lock).
+{
+	local option="$1"
+	shift
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$(bt_generator)" -DCMAKE_BUILD_TYPE=Debug -D"$option"=ON \
+		-DBLUETUSK_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
+	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
+}
+
 bt_sanitizer_suites()
 	# bt_sanitizer_suites NAME CMAKE_OPTION REPORT_PATTERN SUITE...: builds Debug with CMAKE_OPTION=ON in
 	# BLUETUSK_BUILD_DIR (no samples), only the suites given (and the plugins they load), runs each one
@@ -154,14 +194,15 @@ bt_sanitizer_suites()
 {
 	local name="$1" option="$2" pattern="$3"
 	shift 3
-	local started generator status=0 suite log
+	local started status=0 suite log
 	started=$(date +%s)
 	bt_install_packages
-	generator="$(bt_generator)"
 	bt_log "$name build in $BLUETUSK_BUILD_DIR: $*"
-	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE=Debug -D"$option"=ON \
-		-DBLUETUSK_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
-	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
+	bt_locked "$BLUETUSK_BUILD_DIR" bt_sanitizer_build "$option" "$@"
+	if bt_build_only; then
+		bt_log "$name: built ($(( $(date +%s) - started )) s)"
+		return 0
+	fi
 	for suite in "$@"; do
 		log="$BLUETUSK_BUILD_DIR/$suite.$name.log"
 		if "$BLUETUSK_BUILD_DIR/testsuite/$suite" >"$log" 2>&1 && ! grep -qE "$pattern" "$log"; then
