@@ -176,6 +176,13 @@ ROWS += [
          kind=None, target=None),
 ]
 
+# The memory a result held whole adds to the process (MemoryBenchmarks.cpp).
+ROWS += [
+    dict(id="15a", key="buffered_2m", title="2,000,000 int4 + md5 text rows held whole: peak RSS added (executeSimple vs PQexec)",
+         bluetusk="buffered_2m/bluetusk", baseline="buffered_2m/libpq", metric="peak_rss_growth_mb", unit="MB",
+         kind="ratio", target=1.0),
+]
+
 NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0, "count": 1.0, "MB": 1.0}
 
 
