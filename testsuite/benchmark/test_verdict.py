@@ -173,6 +173,11 @@ class ReportTest(unittest.TestCase):
         row = next(r for r in document["benchmarks"] if r["id"] == "3")
         self.assertEqual(row["status"], "at parity")
         self.assertIn("1 at parity (3 select1_simple)", text)
+        # rows without a target are no goals, measured or not
+        goals = sum(1 for r in report.ROWS if r["kind"])
+        self.assertIn("%d rows with a target: 0 pass, 1 at parity" % goals, text)
+        self.assertIn(", %d miss (" % (goals - 1), text)
+        self.assertNotIn("7a multihost_sequential", text)
 
     def testCheckPassesAtParityUnlessStrict(self):
         original = report.ROWS
