@@ -100,6 +100,11 @@ class IntervalTest(unittest.TestCase):
         self.assertGreaterEqual(low, 88.9)
         self.assertLessEqual(high, 91.0)
 
+    def testZeroBaselineGivesAnOpenInterval(self):
+        low, high = verdict.ratio_interval([1.0, 1.0, 1.0], [0.0, 0.0, 2.0], "zero")
+        self.assertEqual(high, float("inf"))
+        self.assertEqual(verdict.verdict(low, high, 1.0), verdict.AT_PARITY)
+
     def testEmptySideIsRejected(self):
         with self.assertRaises(ValueError):
             verdict.ratio_interval([], [1.0], "row")

@@ -21,6 +21,7 @@ missing only; --strict also on "at parity".
 Python 3 standard library only.
 """
 
+import math
 import random
 import statistics
 import zlib
@@ -40,15 +41,20 @@ def percentile(ordered, fraction):
     position = fraction * (len(ordered) - 1)
     below = int(position)
     above = min(below + 1, len(ordered) - 1)
-    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+    low, high = ordered[below], ordered[above]
+    if position == below or low == high:
+        return low
+    if math.isinf(high):
+        return high
+    return low + (high - low) * (position - below)
 
 
 def ratio_interval(samples, baseline_samples, seed, resamples=RESAMPLES, level=LEVEL):
     """The percentile-bootstrap interval (low, high) at level of median(samples) / median(baseline_samples).
 
     baseline_samples None: the interval of median(samples) itself (an absolute target). seed: any string
-    (the row's name); the same inputs give the same interval. Raises ValueError for an empty side or a
-    baseline median of 0."""
+    (the row's name); the same inputs give the same interval. A resample whose baseline median is 0 counts
+    as an infinite ratio. Raises ValueError for an empty side."""
     if not samples or (baseline_samples is not None and not baseline_samples):
         raise ValueError("ratio_interval needs at least one sample per side")
     rng = random.Random(zlib.crc32(seed.encode("utf-8")))
@@ -59,9 +65,7 @@ def ratio_interval(samples, baseline_samples, seed, resamples=RESAMPLES, level=L
             ratios.append(top)
             continue
         bottom = statistics.median(rng.choices(baseline_samples, k=len(baseline_samples)))
-        if bottom == 0:
-            raise ValueError("ratio_interval: a baseline median of 0")
-        ratios.append(top / bottom)
+        ratios.append(top / bottom if bottom else float("inf"))   # a resample of zeros: no bound
     ratios.sort()
     tail = (1.0 - level) / 2.0
     return percentile(ratios, tail), percentile(ratios, 1.0 - tail)
