@@ -51,14 +51,33 @@ void ConnectReport::connected(int number, const BlueTuskConnection& connection, 
 	std::lock_guard<std::mutex> lock(_mutex);
 	if (_json)
 	{
-		Poco::JSON::Object::Ptr event = connectedEvent(connection, role, elapsedMs);
-		if (result) addResult(*event, *result);
-		_out << toLine(event) << std::endl;
+		const std::string line = toLine(connectedEvent(connection, role, elapsedMs));
+		if (!result)
+		{
+			_out << line << std::endl;
+			return;
+		}
+		// The rows written one at a time from the result (as addResult() would lay them out): no second,
+		// JSON copy of a large result in memory.
+		_out << line.substr(0, line.size() - 1);
+		ResultStream stream(true, _out);
+		writeResult(stream, *result);
+		_out.flush();
 		return;
 	}
 	printConnection(number, connection, role, elapsedMs);
 	if (result) printTable(*result);
 	_out.flush();
+}
+
+
+void ConnectReport::writeResult(ResultStream& stream, const QueryResult& result)
+{
+	std::vector<std::string> names;
+	for (const auto& column: result.columns) names.push_back(column.name);
+	stream.begin(names);
+	for (const auto& row: result.rows) stream.row(row);
+	stream.finish(result.commandTag);
 }
 
 
@@ -132,11 +151,7 @@ void ConnectReport::printTable(const QueryResult& result)
 		return;
 	}
 	ResultStream stream(false, _out);
-	std::vector<std::string> names;
-	for (const auto& column: result.columns) names.push_back(column.name);
-	stream.begin(names);
-	for (const auto& row: result.rows) stream.row(row);
-	stream.finish(result.commandTag);
+	writeResult(stream, result);
 }
 
 

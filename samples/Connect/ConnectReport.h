@@ -55,6 +55,8 @@ public:
 private:
 	void printConnection(int number, const BlueTuskConnection& connection, ServerRole role, double elapsedMs);
 	void printTable(const QueryResult& result);
+	static void writeResult(ResultStream& stream, const QueryResult& result);
+		/// begin(), row() of every row, finish(): one held result through a ResultStream (JSON or text).
 
 	bool _json;
 	std::ostream& _out;

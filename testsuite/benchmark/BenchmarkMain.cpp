@@ -29,6 +29,7 @@ int main(int argc, char** argv)
 	registerFreshnessBenchmarks();
 	registerPgBouncerBenchmarks();
 	registerCurveBenchmarks();
+	registerMemoryBenchmarks();
 
 	const auto& cluster = BlueTusk::Test::cluster();
 	benchmark::AddCustomContext("bluetusk_cluster", allNodes() + " port " + std::to_string(cluster.port));

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Turns the Google Benchmark JSON of BlueTuskBenchmarks into results.json and a table.
 
-Usage: report.py BENCHMARK_JSON RESULTS_JSON [--check] [--markdown FILE]
+Usage: report.py BENCHMARK_JSON RESULTS_JSON [--check [--strict]] [--markdown FILE]
 
 For every measurement  it takes the median of the repetitions of the BlueTusk benchmark and of
 its baseline (libpq's counterpart, or for the parallel multi-host open BlueTusk's own single healthy-host
-open), the ratio BlueTusk / baseline (lower is better everywhere: times, or time per query), the target and
-pass/fail. Rows without a target are reported with status "info". With --check the exit status
-is 1 when a row misses its target or could not be measured (error or missing), else 0.
+open), the ratio BlueTusk / baseline (lower is better everywhere: times, or time per query), the ratio's
+95 % bootstrap interval over the interleaved repetitions, the target and the verdict (verdict.py): "pass"
+when the whole interval is at or under the target, "FAIL" when it is wholly above, "at parity" when it
+spans the target. Rows without a target are reported with status "info". With --check the exit status
+is 1 when a row FAILs or could not be measured (error or missing), else 0 ("at parity" passes the check);
+with --check --strict "at parity" fails it too.
 
 Python 3 standard library only.
 """
@@ -20,6 +23,9 @@ import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict  # noqa: E402  (testsuite/benchmark/verdict.py)
 
 def draw_rows(row_id, key, title, bluetusk, mean_target):
     """Rows for a series of draws (one benchmark iteration of 30 opens with counters draw_median_ns,
@@ -170,7 +176,14 @@ ROWS += [
          kind=None, target=None),
 ]
 
-NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0, "count": 1.0}
+# The memory a result held whole adds to the process (MemoryBenchmarks.cpp).
+ROWS += [
+    dict(id="15a", key="buffered_2m", title="2,000,000 int4 + md5 text rows held whole: peak RSS added (executeSimple vs PQexec)",
+         bluetusk="buffered_2m/bluetusk", baseline="buffered_2m/libpq", metric="peak_rss_growth_mb", unit="MB",
+         kind="ratio", target=1.0),
+]
+
+NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "statements": 1.0, "count": 1.0, "MB": 1.0}
 
 
 def family(entry):
@@ -199,11 +212,16 @@ def collect(benchmarks):
     return runs
 
 
-def median_of(runs, name, metric):
+def samples_of(runs, name, metric):
     run = runs.get(name)
     if not run or not run["samples"].get(metric):
         return None
-    return statistics.median(run["samples"][metric])
+    return run["samples"][metric]
+
+
+def median_of(runs, name, metric):
+    samples = samples_of(runs, name, metric)
+    return None if samples is None else statistics.median(samples)
 
 
 def to_unit(ns, unit):
@@ -306,11 +324,18 @@ def evaluate(row, runs):
         result["pass"] = False if row["kind"] else None
         return result
     if row["kind"] == "ratio":
-        result["pass"] = ratio <= row["target"]
+        low, high = verdict.ratio_interval(samples_of(runs, row["bluetusk"], row["metric"]),
+                                           samples_of(runs, row["baseline"], row["metric"]), row["key"])
     elif row["kind"] == "absolute":
-        result["pass"] = bt <= row["target"]
-    if result["pass"] is not None:
-        result["status"] = "pass" if result["pass"] else "FAIL"
+        # The interval of the median itself, as a fraction of the target (ratio = median / target).
+        low, high = (value / NS_PER[unit] / row["target"] for value in verdict.ratio_interval(
+            samples_of(runs, row["bluetusk"], row["metric"]), None, row["key"]))
+    else:
+        return result
+    result["ratio_low"], result["ratio_high"] = low, high
+    result["status"] = verdict.verdict(low, high, 1.0 if row["kind"] == "absolute" else row["target"])
+    # pass: True for pass, False for FAIL, None at parity (the interval spans the target).
+    result["pass"] = {verdict.PASS: True, verdict.FAIL: False}.get(result["status"])
     return result
 
 
@@ -324,8 +349,15 @@ def fmt(value):
     return "%.2f" % value
 
 
+def ratio_text(r):
+    """The ratio and, for a goal row, its 95 % interval: "1.02 (0.97-1.06)"."""
+    if r.get("ratio_low") is None or r["ratio"] is None:
+        return fmt(r["ratio"])
+    return "%s (%s-%s)" % (fmt(r["ratio"]), fmt(r["ratio_low"]), fmt(r["ratio_high"]))
+
+
 def table(results):
-    lines = ["| # | benchmark | unit | BlueTusk | libpq | ratio | target | result | CPU BlueTusk / libpq |",
+    lines = ["| # | benchmark | unit | BlueTusk | libpq | ratio (95 % interval) | target | result | CPU BlueTusk / libpq |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         target = r.get("target_text", "-")
@@ -334,7 +366,7 @@ def table(results):
             cpu = "%s / %s" % (fmt(r["bluetusk_cpu_median"]), fmt(r.get("libpq_cpu_median")))
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"], r["title"], r["unit"], fmt(r["bluetusk_median"]), fmt(r["libpq_median"]),
-            fmt(r["ratio"]), target, r["status"], cpu))
+            ratio_text(r), target, r["status"], cpu))
     notes = []
     for r in results:
         if r.get("counters"):
@@ -346,6 +378,17 @@ def table(results):
         for error in r.get("errors", []):
             notes.append("- %s %s: error: %s" % (r["id"], r["name"], error))
     return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def summary(goals):
+    """One line: how many goal rows pass, are at parity and miss, naming the latter two."""
+    def named(rows):
+        return " (" + ", ".join(r["id"] + " " + r["name"] for r in rows) + ")" if rows else ""
+    passed = [r for r in goals if r["status"] == verdict.PASS]
+    parity = [r for r in goals if r["status"] == verdict.AT_PARITY]
+    missed = [r for r in goals if r["status"] not in (verdict.PASS, verdict.AT_PARITY)]
+    return "%d rows with a target: %d pass, %d at parity%s, %d miss%s" % (
+        len(goals), len(passed), len(parity), named(parity), len(missed), named(missed))
 
 
 def main(argv):
@@ -362,13 +405,16 @@ def main(argv):
         raw = json.load(f)
     runs = collect(raw.get("benchmarks", []))
     results = [evaluate(row, runs) for row in ROWS]
-    checked = [r for r in results if r["pass"] is not None]
+    goals = [r for r in results if r["target"] is not None]   # a missing row without a target is no goal
+    strict = "--strict" in argv
     document = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(raw.get("context", {})),
         "note": "Medians over repetitions; ratio = BlueTusk / baseline, lower is better; units per row "
-                "(ns, us, ms). Rows with status info have no target.",
-        "passed": all(r["pass"] for r in checked),
+                "(ns, us, ms, MB). ratio_low/ratio_high: the ratio's 95 % bootstrap interval over the "
+                "interleaved repetitions; status pass (interval at or under the target), at parity (it "
+                "spans the target) or FAIL (wholly above). Rows with status info have no target.",
+        "passed": not any(verdict.fails_check(r["status"], strict) for r in goals),
         "benchmarks": results,
     }
     with open(args[1], "w") as f:
@@ -383,11 +429,8 @@ def main(argv):
     print("machine: %s x %s, %s, %s, libpq %s, load average %s" % (
         m["nproc"], m["cpu"], m["os"], m["postgresql"], m["libpq"], m["load_average"]))
     print(text)
-    failed = [r for r in checked if not r["pass"]]
-    print("\n%d rows with a target: %d pass, %d miss%s" % (
-        len(checked), len(checked) - len(failed), len(failed),
-        (" (" + ", ".join(r["id"] + " " + r["name"] for r in failed) + ")") if failed else ""))
-    if check and failed:
+    print("\n" + summary(goals))
+    if check and not document["passed"]:
         return 1
     return 0
 

@@ -81,6 +81,12 @@ public:
 		ProgramResult command = runProgram(connectProgram(), {"--query", "SET application_name = 'x'", clusterHosts("127.0.0.1")});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(command.describe(), 0, command.status);
 		CPPUNIT_ASSERT_MESSAGE(command.out, command.out.find("\n    SET\n") != std::string::npos);
+		// the same as JSON: written from the held result row by row, laid out as a streamed one
+		ProgramResult commandJson = runProgram(connectProgram(), {"--json", "--query", "SET application_name = 'x'", clusterHosts("127.0.0.1")});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(commandJson.describe(), 0, commandJson.status);
+		CPPUNIT_ASSERT_MESSAGE(commandJson.out, commandJson.out.find("\"columns\":[],\"rows\":[],\"command_tag\":\"SET\"}\n") != std::string::npos);
+		commandJson.json(0);
+		several.json(0);
 		// no rows: columns and an empty row list
 		ProgramResult empty = runProgram(connectProgram(), {"--json", "--query", "SELECT 1 AS a WHERE false", clusterHosts("127.0.0.1")});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(empty.describe(), 0, empty.status);
