@@ -52,9 +52,27 @@ void HostStateRegistry::noteConnectTime(const BlueTuskHostEndpoint& endpoint, do
 	std::lock_guard<std::mutex> lock(_mutex);
 	ConnectTimes& times = _connectTimes[endpoint];
 	times.lastMs = milliseconds;
-	times.smoothedMs = times.count == 0 ? milliseconds : times.smoothedMs * 7 / 8 + milliseconds / 8;
+	times.smoothedMs = smoothed(times.smoothedMs, times.count, milliseconds);
 	times.measuredAt.update();
 	++times.count;
+}
+
+
+void HostStateRegistry::noteQueryTime(const BlueTuskHostEndpoint& endpoint, double milliseconds)
+{
+	if (milliseconds < 0) return;
+	std::lock_guard<std::mutex> lock(_mutex);
+	ConnectTimes& times = _queryTimes[endpoint];
+	times.lastMs = milliseconds;
+	times.smoothedMs = smoothed(times.smoothedMs, times.count, milliseconds);
+	times.measuredAt.update();
+	++times.count;
+}
+
+
+double HostStateRegistry::smoothed(double previous, unsigned count, double milliseconds)
+{
+	return count == 0 ? milliseconds : previous * 7 / 8 + milliseconds / 8;
 }
 
 
@@ -144,6 +162,14 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 			candidate.smoothedConnectMs = times->second.smoothedMs;
 			candidate.connectMeasuredAt = times->second.measuredAt;
 			candidate.connectsMeasured = times->second.count;
+		}
+		auto queries = _queryTimes.find(endpoint);
+		if (queries != _queryTimes.end())
+		{
+			candidate.lastQueryMs = queries->second.lastMs;
+			candidate.smoothedQueryMs = queries->second.smoothedMs;
+			candidate.queryMeasuredAt = queries->second.measuredAt;
+			candidate.queriesMeasured = queries->second.count;
 		}
 	}
 	// A DOWN endpoint the health monitor watches stays DOWN until the monitor finds it answering (unless
