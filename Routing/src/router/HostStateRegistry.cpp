@@ -50,11 +50,7 @@ void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole 
 void HostStateRegistry::noteConnectTime(const BlueTuskHostEndpoint& endpoint, double milliseconds)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
-	ConnectTimes& times = _connectTimes[endpoint];
-	times.lastMs = milliseconds;
-	times.smoothedMs = smoothed(times.smoothedMs, times.count, milliseconds);
-	times.measuredAt.update();
-	++times.count;
+	_connectTimes[endpoint].add(milliseconds);
 }
 
 
@@ -62,11 +58,7 @@ void HostStateRegistry::noteQueryTime(const BlueTuskHostEndpoint& endpoint, doub
 {
 	if (milliseconds < 0) return;
 	std::lock_guard<std::mutex> lock(_mutex);
-	ConnectTimes& times = _queryTimes[endpoint];
-	times.lastMs = milliseconds;
-	times.smoothedMs = smoothed(times.smoothedMs, times.count, milliseconds);
-	times.measuredAt.update();
-	++times.count;
+	_queryTimes[endpoint].add(milliseconds);
 }
 
 
@@ -155,22 +147,18 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 		auto it = _entries.find(endpoint);
 		if (it != _entries.end()) learned = it->second;
 		watched = !_watched.empty() && _watched.count(endpoint) > 0;
-		auto times = _connectTimes.find(endpoint);
-		if (times != _connectTimes.end())
+		auto copy = [&endpoint](const std::map<BlueTuskHostEndpoint, ConnectTimes>& measured, double& last, double& smoothed,
+			Poco::Timestamp& at, unsigned& count)
 		{
-			candidate.lastConnectMs = times->second.lastMs;
-			candidate.smoothedConnectMs = times->second.smoothedMs;
-			candidate.connectMeasuredAt = times->second.measuredAt;
-			candidate.connectsMeasured = times->second.count;
-		}
-		auto queries = _queryTimes.find(endpoint);
-		if (queries != _queryTimes.end())
-		{
-			candidate.lastQueryMs = queries->second.lastMs;
-			candidate.smoothedQueryMs = queries->second.smoothedMs;
-			candidate.queryMeasuredAt = queries->second.measuredAt;
-			candidate.queriesMeasured = queries->second.count;
-		}
+			auto times = measured.find(endpoint);
+			if (times == measured.end()) return;
+			last = times->second.lastMs;
+			smoothed = times->second.smoothedMs;
+			at = times->second.measuredAt;
+			count = times->second.count;
+		};
+		copy(_connectTimes, candidate.lastConnectMs, candidate.smoothedConnectMs, candidate.connectMeasuredAt, candidate.connectsMeasured);
+		copy(_queryTimes, candidate.lastQueryMs, candidate.smoothedQueryMs, candidate.queryMeasuredAt, candidate.queriesMeasured);
 	}
 	// A DOWN endpoint the health monitor watches stays DOWN until the monitor finds it answering (unless
 	// Host Recheck Seconds=0: no learned state is ever trusted).

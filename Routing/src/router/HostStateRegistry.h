@@ -146,6 +146,15 @@ private:
 		double smoothedMs = -1;
 		Poco::Timestamp measuredAt = 0;
 		unsigned count = 0;
+
+		void add(double milliseconds)
+			/// One more measurement, now (smoothed()).
+		{
+			lastMs = milliseconds;
+			smoothedMs = smoothed(smoothedMs, count, milliseconds);
+			measuredAt.update();
+			++count;
+		}
 	};
 	std::map<BlueTuskHostEndpoint, ConnectTimes> _connectTimes; /// noteConnectTime() (under _mutex)
 	std::map<BlueTuskHostEndpoint, ConnectTimes> _queryTimes;   /// noteQueryTime() (under _mutex)
