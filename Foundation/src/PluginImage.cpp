@@ -28,10 +28,41 @@ namespace {
 using AbiVersionFunction = int (*)();
 using RepeatedNamesFunction = const char* (*)();
 
+struct FileIdentity
+	/// What stat() says of a file: equal identities mean the same, unchanged file (a rewrite changes its
+	/// size, modification or status change time), so its content need not be read and hashed again.
+{
+	dev_t device = 0;
+	ino_t inode = 0;
+	off_t size = 0;
+	struct timespec modified = {0, 0};
+	struct timespec changed = {0, 0};
+
+	explicit FileIdentity(const struct stat& status):
+		device(status.st_dev),
+		inode(status.st_ino),
+		size(status.st_size),
+		modified(status.st_mtim),
+		changed(status.st_ctim)
+	{
+	}
+
+	FileIdentity() = default;
+
+	bool operator == (const FileIdentity& other) const
+	{
+		return device == other.device && inode == other.inode && size == other.size &&
+			modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec &&
+			changed.tv_sec == other.changed.tv_sec && changed.tv_nsec == other.changed.tv_nsec;
+	}
+};
+
+
 struct LoadedImage
 {
 	PluginImage image;
 	std::uint64_t digest = 0;
+	FileIdentity identity;   /// of the file when its content last matched digest
 	std::unique_ptr<Poco::SharedLibrary> library; // never unloaded: classes and objects may still use it
 };
 
@@ -195,6 +226,19 @@ PluginImage openPluginImage(const std::string& path, const std::string& what)
 	struct stat status;
 	if (::stat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode))
 		throw BlueTuskPluginException(cannotLoad(what, path, "no such file"));
+	const FileIdentity identity(status);
+	{
+		// The same file, unchanged since it was loaded or last compared: no read, no hash (every routing
+		// context loads the five standard libraries; reading and hashing them each time cost a data
+		// source's creation several ms, far more under ThreadSanitizer; doc/plugins.md).
+		std::lock_guard<std::mutex> lock(imagesMutex());
+		const auto loaded = images().find(file);
+		if (loaded != images().end() && loaded->second.identity == identity)
+		{
+			checkDeclarations(loaded->second.image, what, path);
+			return loaded->second.image;
+		}
+	}
 	std::string content;
 	try
 	{
@@ -213,6 +257,7 @@ PluginImage openPluginImage(const std::string& path, const std::string& what)
 		if (loaded->second.digest != digest)
 			throw BlueTuskPluginException(cannotLoad(what, path, "the file changed on disk since this process loaded it; the copy loaded "
 				"then stays in use (restart the process to load the new file)"));
+		loaded->second.identity = identity;   // touched or copied anew with the same content: still the same image
 		checkDeclarations(loaded->second.image, what, path);
 		return loaded->second.image;
 	}
@@ -220,6 +265,7 @@ PluginImage openPluginImage(const std::string& path, const std::string& what)
 	const std::string copy = writePrivateCopy(content, Poco::Path(file).getFileName());
 	LoadedImage entry;
 	entry.digest = digest;
+	entry.identity = identity;
 	entry.image.file = file;
 	entry.image.loadedFile = copy;
 	try

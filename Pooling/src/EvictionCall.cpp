@@ -8,9 +8,13 @@
 //
 
 #include "EvictionCall.h"
+#include "EvictionWorkers.h"
 #include "Poco/Clock.h"
 #include "BlueTusk/PluginRegistry.h"
+#include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 
 namespace BlueTusk {
 namespace Detail {
@@ -22,20 +26,40 @@ bool pastLifetime(const PooledSessionInfo& session, Poco::Timestamp now)
 	return session.lifetime > 0 && now - session.createdAt >= session.lifetime.totalMicroseconds();
 }
 
+
+template <class Result>
+struct PendingEvictionCall
+	/// One bounded call, shared by the waiting caller and the worker (which may finish after the caller left).
+{
+	std::mutex mutex;
+	std::condition_variable done;
+	bool finished = false;
+	Result result{};
+	std::exception_ptr error;
+};
+
 } // namespace
 
 
 const Poco::Timespan EvictionCall::SLOW_CALL(0, 100000);
+const Poco::Timespan EvictionCall::CALL_BOUND(0, 200000);
 
 
 EvictionCall::EvictionCall(EvictionPolicy::Ptr policy, EvictionPolicy::Ptr fallback, const ConnectionSettings& settings,
 		Poco::Logger& logger, const SecretRedactor& redactor):
 	_policy(std::move(policy)),
 	_fallback(fallback == _policy ? nullptr : std::move(fallback)),
-	_settings(settings),
+	_settings(std::make_shared<const ConnectionSettings>(settings)),
 	_logger(logger),
 	_redactor(redactor)
 {
+	if (_fallback) _workers = std::make_shared<EvictionWorkers>();
+}
+
+
+EvictionCall::~EvictionCall()
+{
+	if (_workers) _workers->stop();
 }
 
 
@@ -64,20 +88,80 @@ void EvictionCall::logFailure(const char* function, const BlueTuskHostEndpoint* 
 }
 
 
+void EvictionCall::logLate(const char* function, const BlueTuskHostEndpoint* endpoint, const std::string& why)
+{
+	const unsigned long long late = ++_late;
+	if (late != 1 && late % 100 != 0) return;
+	_logger.warning(_redactor.redact(describe(*_policy) + " " + why + " in " + function + "()" +
+		(endpoint ? " for " + endpoint->toString() : std::string()) + "; " + describe(*_fallback) + " decides instead (" +
+		std::to_string(late) + (late == 1 ? " time" : " times") + " so far; a late call runs on and its answer is dropped)"));
+}
+
+
+template <class Result, class Call>
+bool EvictionCall::bounded(const char* function, const BlueTuskHostEndpoint* endpoint, Call call, Result& result)
+{
+	auto pending = std::make_shared<PendingEvictionCall<Result>>();
+	EvictionPolicy::Ptr policy = _policy;
+	std::shared_ptr<const ConnectionSettings> settings = _settings;   // what call's settings pointer points to
+	const bool posted = _workers->post([pending, policy, settings, call]()
+	{
+		Result answer{};
+		std::exception_ptr error;
+		try
+		{
+			answer = call(*policy);
+		}
+		catch (...)
+		{
+			error = std::current_exception();
+		}
+		{
+			std::lock_guard<std::mutex> lock(pending->mutex);
+			pending->result = std::move(answer);
+			pending->error = error;
+			pending->finished = true;
+		}
+		pending->done.notify_all();
+	});
+	if (!posted)
+	{
+		logLate(function, endpoint, "was not called: " + std::to_string(_workers->busy()) + " earlier calls still run");
+		return false;
+	}
+	std::unique_lock<std::mutex> lock(pending->mutex);
+	if (!pending->done.wait_for(lock, std::chrono::microseconds(CALL_BOUND.totalMicroseconds()), [&pending]() { return pending->finished; }))
+	{
+		lock.unlock();
+		logLate(function, endpoint, "did not answer within " + std::to_string(CALL_BOUND.totalMilliseconds()) + " ms");
+		return false;
+	}
+	if (pending->error) std::rethrow_exception(pending->error);
+	result = std::move(pending->result);
+	return true;
+}
+
+
 template <class Result, class Call, class Builtin>
 Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* endpoint, Call call, Builtin builtin)
 {
 	Poco::Clock started;
 	try
 	{
-		Result result = call(*_policy);
-		const Poco::Clock::ClockDiff elapsed = started.elapsed();
-		if (elapsed >= SLOW_CALL.totalMicroseconds() && _logger.warning())
+		Result result{};
+		bool answered = true;
+		if (!_workers) result = call(*_policy);
+		else answered = bounded(function, endpoint, call, result);
+		if (answered)
 		{
-			_logger.warning(_redactor.redact(describe(*_policy) + " took " + std::to_string(elapsed / 1000) + " ms in " + function + "()" +
-				(endpoint ? " for " + endpoint->toString() : std::string()) + " (no pool lock is held meanwhile; keep it fast)"));
+			const Poco::Clock::ClockDiff elapsed = started.elapsed();
+			if (elapsed >= SLOW_CALL.totalMicroseconds() && _logger.warning())
+			{
+				_logger.warning(_redactor.redact(describe(*_policy) + " took " + std::to_string(elapsed / 1000) + " ms in " + function + "()" +
+					(endpoint ? " for " + endpoint->toString() : std::string()) + " (no pool lock is held meanwhile; keep it fast)"));
+			}
+			return result;
 		}
-		return result;
 	}
 	catch (...)
 	{
@@ -101,8 +185,9 @@ Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* e
 bool EvictionCall::keepOnReturn(const BlueTuskHostEndpoint& endpoint, const PooledSessionInfo& session,
 	const PoolSizeInfo& pool, Poco::Timestamp now)
 {
+	const ConnectionSettings* settings = _settings.get();
 	return guarded<bool>("keepOnReturn", &endpoint,
-		[&](const EvictionPolicy& policy) { return policy.keepOnReturn(session, pool, _settings, now); },
+		[session, pool, settings, now](const EvictionPolicy& policy) { return policy.keepOnReturn(session, pool, *settings, now); },
 		[&]() { return !pastLifetime(session, now); });
 }
 
@@ -110,8 +195,9 @@ bool EvictionCall::keepOnReturn(const BlueTuskHostEndpoint& endpoint, const Pool
 std::vector<std::size_t> EvictionCall::selectForEviction(const BlueTuskHostEndpoint& endpoint,
 	const std::vector<PooledSessionInfo>& idle, const PoolSizeInfo& pool, Poco::Timestamp now)
 {
+	const ConnectionSettings* settings = _settings.get();
 	return guarded<std::vector<std::size_t>>("selectForEviction", &endpoint,
-		[&](const EvictionPolicy& policy) { return policy.selectForEviction(idle, pool, _settings, now); },
+		[idle, pool, settings, now](const EvictionPolicy& policy) { return policy.selectForEviction(idle, pool, *settings, now); },
 		[&]()
 		{
 			std::vector<std::size_t> selected;
@@ -127,7 +213,7 @@ std::vector<std::size_t> EvictionCall::selectForEviction(const BlueTuskHostEndpo
 Poco::Timespan EvictionCall::lifetimeFor()
 {
 	return guarded<Poco::Timespan>("lifetimeFor", nullptr,
-		[&](const EvictionPolicy& policy) { return policy.lifetimeFor(_settings); },
+		[settings = _settings.get()](const EvictionPolicy& policy) { return policy.lifetimeFor(*settings); },
 		[]() { return Poco::Timespan(0); });
 }
 

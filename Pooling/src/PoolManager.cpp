@@ -3,15 +3,14 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The pools of one data source, the hand-offs of their shared first-come-first-served waiting queue and
-// the pruning thread (doc/pooling.md); the wait itself is PoolManagerWait.cpp.
+// The pools of one data source and the hand-offs of their shared first-come-first-served waiting queue
+// (doc/pooling.md); the wait itself is PoolManagerWait.cpp, the pruning thread PoolManagerPrune.cpp.
 //
 
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "PoolManagerImpl.h"
 #include "Poco/Exception.h"
-#include <chrono>
 
 namespace BlueTusk {
 
@@ -357,53 +356,6 @@ std::string PoolManager::Impl::describeLocked(const EndpointPool& pool) const
 }
 
 
-void PoolManager::Impl::pruneLoop()
-{
-	std::unique_lock<std::mutex> lock(mutex);
-	while (!stopPruning)
-	{
-		pruneWakeUp.wait_for(lock, std::chrono::microseconds(options.pruneInterval.totalMicroseconds()),
-			[this] { return stopPruning; });
-		if (stopPruning) break;
-		std::vector<EndpointPool*> snapshot;
-		for (auto& pool: pools) snapshot.push_back(pool.get());
-		lock.unlock();
-		for (EndpointPool* pool: snapshot)
-		{
-			try
-			{
-				pool->prunePool(true);
-			}
-			catch (Poco::Exception& exc)
-			{
-				logger.error(redactor.redact("pruning " + pool->endpoint().toString() + " failed: " + exc.displayText()));
-			}
-			catch (std::exception& exc)
-			{
-				logger.error(redactor.redact("pruning " + pool->endpoint().toString() + " failed: " + exc.what()));
-			}
-		}
-		lock.lock();
-		if (!pruningHook || stopPruning) continue;
-		std::function<void(PoolManager&)> hook = pruningHook;
-		lock.unlock();
-		try
-		{
-			hook(*owner);
-		}
-		catch (Poco::Exception& exc)
-		{
-			logger.error(redactor.redact("the pruning hook failed: " + exc.displayText()));
-		}
-		catch (std::exception& exc)
-		{
-			logger.error(redactor.redact(std::string("the pruning hook failed: ") + exc.what()));
-		}
-		lock.lock();
-	}
-}
-
-
 //
 // PoolManager
 //
@@ -490,13 +442,6 @@ std::vector<EndpointPool*> PoolManager::pools() const
 }
 
 
-void PoolManager::setPruningHook(std::function<void(PoolManager&)> hook)
-{
-	std::lock_guard<std::mutex> lock(_impl->mutex);
-	_impl->pruningHook = std::move(hook);
-}
-
-
 bool PoolManager::keepsRole(ServerRole role) const
 {
 	return _impl->keeps(role);
@@ -538,26 +483,6 @@ void PoolManager::warmUp(const std::vector<BlueTuskHostEndpoint>& endpoints)
 		if (std::find(targets.begin(), targets.end(), p) == targets.end()) targets.push_back(p);
 	}
 	for (EndpointPool* p: targets) p->warmUp();
-}
-
-
-int PoolManager::prune()
-{
-	int closed = 0;
-	for (EndpointPool* pool: pools()) closed += pool->prune();
-	return closed;
-}
-
-
-void PoolManager::stopPruning()
-{
-	std::lock_guard<std::mutex> joinLock(_impl->prunerMutex);
-	{
-		std::lock_guard<std::mutex> lock(_impl->mutex);
-		_impl->stopPruning = true;
-	}
-	_impl->pruneWakeUp.notify_all();
-	if (_impl->pruner.joinable()) _impl->pruner.join();
 }
 
 

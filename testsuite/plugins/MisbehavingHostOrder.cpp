@@ -7,6 +7,7 @@
 //   "throwing"      throws std::runtime_error("plan broke on purpose");
 //   "throwing-int"  throws an int (neither a Poco::Exception nor a std::exception);
 //   "sleepy"        sleeps before planning for the calls bluetuskTestSleepNext() asked for.
+// Each plan() also records the query timings of the first candidate (bluetuskTestLastQueryTimes()).
 // The tests reach the counters through the extern "C" functions below (dlsym on the loaded library). Only
 // the public headers are used, the way a site would write one.
 //
@@ -24,6 +25,9 @@ namespace {
 std::atomic<int> planCalls{0};
 std::atomic<int> sleepyCalls{0};    /// calls of "sleepy" still to sleep
 std::atomic<int> sleepMs{0};
+std::atomic<double> lastQueryMs{-2};      /// candidates[0] of the last plan(); -2 before any
+std::atomic<double> smoothedQueryMs{-2};
+std::atomic<unsigned> queriesMeasured{0};
 
 
 class CountingHostOrder: public BlueTusk::HostOrderPolicy
@@ -37,6 +41,12 @@ public:
 	BlueTusk::HostOrderPlan plan(const std::vector<BlueTusk::HostCandidate>& candidates) const override
 	{
 		++planCalls;
+		if (!candidates.empty())
+		{
+			lastQueryMs = candidates[0].lastQueryMs;
+			smoothedQueryMs = candidates[0].smoothedQueryMs;
+			queriesMeasured = candidates[0].queriesMeasured;
+		}
 		misbehave();
 		BlueTusk::HostOrderPlan plan;
 		for (std::size_t i = 0; i < candidates.size(); ++i) plan.order.push_back(i);
@@ -118,6 +128,15 @@ extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepNext(int
 {
 	sleepMs = milliseconds;
 	sleepyCalls = calls;
+}
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestLastQueryTimes(double* last, double* smoothed, unsigned* measured)
+	/// HostCandidate::lastQueryMs, smoothedQueryMs and queriesMeasured of the first candidate of the last plan().
+{
+	*last = lastQueryMs.load();
+	*smoothed = smoothedQueryMs.load();
+	*measured = queriesMeasured.load();
 }
 
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 
-#define BLUETUSK_PLUGIN_ABI_VERSION 1
+#define BLUETUSK_PLUGIN_ABI_VERSION 2
 	/// The BlueTusk plugin ABI version: raised whenever a change to a policy base class (its virtual
 	/// functions, their argument types) makes a plugin built before it unsafe to load. A plugin records the
 	/// value it was compiled with through BLUETUSK_PLUGIN_ABI(); the loader refuses a library whose value

@@ -37,6 +37,17 @@ struct BlueTusk_Routing_API HostCandidate
 	                                  /// -1 when none was measured yet
 	Poco::Timestamp connectMeasuredAt = 0; /// when lastConnectMs was measured (0 when never)
 	unsigned connectsMeasured = 0;    /// how many openings smoothedConnectMs is made of
+	double lastQueryMs = -1;          /// the last query round trip measured on a session to this endpoint,
+	                                  /// in milliseconds; -1 when none was measured yet. What is measured: the
+	                                  /// role refresh or probe BlueTusk itself sends on an existing session
+	                                  /// (a bare Sync on PostgreSQL 14+, else one small SELECT): before a
+	                                  /// targeted checkout accepts a pooled session, and the health
+	                                  /// monitor's watch of an UP endpoint through an idle session (doc/plugins.md).
+	                                  /// The application's own statements are not timed. Kept like lastConnectMs.
+	double smoothedQueryMs = -1;      /// those round trips smoothed like smoothedConnectMs (RFC 6298, alpha 1/8);
+	                                  /// -1 when none was measured yet
+	Poco::Timestamp queryMeasuredAt = 0; /// when lastQueryMs was measured (0 when never)
+	unsigned queriesMeasured = 0;     /// how many round trips smoothedQueryMs is made of
 };
 
 

@@ -9,6 +9,7 @@
 #include "BlueTusk/PluginRegistry.h"
 #include "ha/HealthMonitor.h"
 #include "router/HostStateRegistry.h"
+#include "router/TargetSessionCall.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -184,7 +185,9 @@ struct RoutingContext::Impl
 
 	template <class Base>
 	std::shared_ptr<Base> lookup(PluginRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
-		PolicyFamily family, const std::string& requested, const char* library, bool fresh)
+		PolicyFamily family, const std::string& requested, const char* library, bool fresh,
+		std::shared_ptr<Base> (*wrap)(std::shared_ptr<Base>) = nullptr)
+		/// The policy named requested (cached unless fresh); wrap, when given, is applied once, before caching.
 	{
 		loadStandard({});
 		// Names match case-insensitively, like every other connection-string value ("Host Order=Parallel").
@@ -211,6 +214,7 @@ struct RoutingContext::Impl
 			throw BlueTuskPluginException(notFoundMessage(family, name, registry.names(), library));
 		}
 		std::shared_ptr<Base> policy = registry.create(name);
+		if (wrap) policy = wrap(std::move(policy));
 		if (!fresh)
 		{
 			std::lock_guard<std::mutex> lock(mutex);
@@ -304,7 +308,10 @@ TargetSessionPolicy::Ptr RoutingContext::targetSessionPolicy(TargetSessionAttrib
 
 TargetSessionPolicy::Ptr RoutingContext::targetSessionPolicy(const std::string& name)
 {
-	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, TARGET_SESSION_PLUGIN_LIBRARY, false);
+	// A site policy's every call is guarded: what it throws becomes a BlueTuskPluginException naming it
+	// (router/TargetSessionCall.h); a standard one is returned as it is.
+	return _impl->lookup(_impl->targets, _impl->targetCache, PolicyFamily::TargetSession, name, TARGET_SESSION_PLUGIN_LIBRARY, false,
+		&Detail::GuardedTargetSessionPolicy::guard);
 }
 
 

@@ -33,6 +33,9 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 		: connector.targetSessionPolicy(settings.targetSessionPolicy);   // a site policy (doc/plugins.md)
 	request.hostStates = &Detail::hostStatesOf(connector);
 	request.pooled = false;
+	// An unpooled connection keeps no idle session, so no eviction policy decides anything here; the name
+	// is still resolved, so that a typo or a missing site plugin fails here as it does for a data source.
+	connector.evictionPolicy(settings.evictionPolicy);
 	// Topology Source: read once for this open (no background thread here), then the written hosts
 	request.hosts = readTopologyOnce(settings, connector);
 

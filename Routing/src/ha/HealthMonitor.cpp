@@ -10,6 +10,7 @@
 #include "HealthMonitor.h"
 #include "router/AttemptFailure.h"
 #include "router/RouterPass.h"
+#include "Poco/Clock.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -314,6 +315,7 @@ void HealthMonitor::watchRole(const BlueTuskHostEndpoint& endpoint, const std::v
 		ServerRole before = pool.lastKnownRole();
 		if (before == ServerRole::Unknown) before = entry->session->role();
 		ServerRole after = ServerRole::Unknown;
+		Poco::Clock roundTrip;
 		try
 		{
 			after = entry->session->control().refreshRole();
@@ -326,6 +328,7 @@ void HealthMonitor::watchRole(const BlueTuskHostEndpoint& endpoint, const std::v
 			pool.returnChecked(std::move(entry), true);
 			return;
 		}
+		_states.noteQueryTime(endpoint, static_cast<double>(roundTrip.elapsed()) / 1000.0);   // HostCandidate::lastQueryMs
 		if (logger().debug())
 			logger().debug("health monitor: %s checked through an idle session: %s", redactor.redact(endpoint.toString()), toString(after));
 		const bool changed = after != ServerRole::Unknown && after != before;

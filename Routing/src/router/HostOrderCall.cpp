@@ -83,12 +83,26 @@ bool HostOrderCall::isStandard(const HostOrderPolicy& policy)
 	thread_local bool lastAnswer = false;
 	const void* vtable = *reinterpret_cast<const void* const*>(&policy);
 	if (vtable == lastVtable) return lastAnswer;
-	Dl_info info;
-	bool standard = dladdr(vtable, &info) != 0 && info.dli_fname &&
-		Poco::Path(info.dli_fname).getFileName() == pluginLibraryFileName(HOST_ORDER_PLUGIN_LIBRARY);
+	const bool standard = codeIsInLibrary(&policy, HOST_ORDER_PLUGIN_LIBRARY);
 	lastVtable = vtable;
 	lastAnswer = standard;
 	return standard;
+}
+
+
+bool codeIsInLibrary(const void* object, const char* library)
+{
+	try
+	{
+		Dl_info info;
+		const void* vtable = *static_cast<const void* const*>(object);
+		return dladdr(vtable, &info) != 0 && info.dli_fname &&
+			Poco::Path(info.dli_fname).getFileName() == pluginLibraryFileName(library);
+	}
+	catch (...)
+	{
+		return false;
+	}
 }
 
 

@@ -54,6 +54,12 @@ public:
 		/// The calls that did not return by their deadline and are still running (for tests).
 };
 
+
+bool codeIsInLibrary(const void* object, const char* library);
+	/// Whether the class of object (a polymorphic object) has its code (its vtable, found with dladdr) in the
+	/// plugin library of base name library (HOST_ORDER_PLUGIN_LIBRARY): how a standard policy is told from
+	/// a site one. One dladdr; never throws.
+
 } } // namespace BlueTusk::Detail
 
 #endif // BlueTusk_Detail_HostOrderCall_INCLUDED

@@ -50,11 +50,21 @@ void HostStateRegistry::markUp(const BlueTuskHostEndpoint& endpoint, ServerRole 
 void HostStateRegistry::noteConnectTime(const BlueTuskHostEndpoint& endpoint, double milliseconds)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
-	ConnectTimes& times = _connectTimes[endpoint];
-	times.lastMs = milliseconds;
-	times.smoothedMs = times.count == 0 ? milliseconds : times.smoothedMs * 7 / 8 + milliseconds / 8;
-	times.measuredAt.update();
-	++times.count;
+	_connectTimes[endpoint].add(milliseconds);
+}
+
+
+void HostStateRegistry::noteQueryTime(const BlueTuskHostEndpoint& endpoint, double milliseconds)
+{
+	if (milliseconds < 0) return;
+	std::lock_guard<std::mutex> lock(_mutex);
+	_queryTimes[endpoint].add(milliseconds);
+}
+
+
+double HostStateRegistry::smoothed(double previous, unsigned count, double milliseconds)
+{
+	return count == 0 ? milliseconds : previous * 7 / 8 + milliseconds / 8;
 }
 
 
@@ -137,14 +147,18 @@ HostCandidate HostStateRegistry::candidate(const BlueTuskHostEndpoint& endpoint,
 		auto it = _entries.find(endpoint);
 		if (it != _entries.end()) learned = it->second;
 		watched = !_watched.empty() && _watched.count(endpoint) > 0;
-		auto times = _connectTimes.find(endpoint);
-		if (times != _connectTimes.end())
+		auto copy = [&endpoint](const std::map<BlueTuskHostEndpoint, ConnectTimes>& measured, double& last, double& smoothed,
+			Poco::Timestamp& at, unsigned& count)
 		{
-			candidate.lastConnectMs = times->second.lastMs;
-			candidate.smoothedConnectMs = times->second.smoothedMs;
-			candidate.connectMeasuredAt = times->second.measuredAt;
-			candidate.connectsMeasured = times->second.count;
-		}
+			auto times = measured.find(endpoint);
+			if (times == measured.end()) return;
+			last = times->second.lastMs;
+			smoothed = times->second.smoothedMs;
+			at = times->second.measuredAt;
+			count = times->second.count;
+		};
+		copy(_connectTimes, candidate.lastConnectMs, candidate.smoothedConnectMs, candidate.connectMeasuredAt, candidate.connectsMeasured);
+		copy(_queryTimes, candidate.lastQueryMs, candidate.smoothedQueryMs, candidate.queryMeasuredAt, candidate.queriesMeasured);
 	}
 	// A DOWN endpoint the health monitor watches stays DOWN until the monitor finds it answering (unless
 	// Host Recheck Seconds=0: no learned state is ever trusted).

@@ -57,6 +57,15 @@ public:
 		/// session): HostCandidate::lastConnectMs, and smoothedConnectMs as RFC 6298 smooths a round-trip
 		/// time (alpha 1/8). Kept by forget() and forgetAll(): a measurement is no learned state.
 
+	void noteQueryTime(const BlueTuskHostEndpoint& endpoint, double milliseconds);
+		/// Records one query round trip measured on a session to endpoint (a role refresh or probe on an
+		/// existing session: the router before it accepts a pooled one, the health monitor's watch):
+		/// HostCandidate::lastQueryMs, smoothedQueryMs (RFC 6298, alpha 1/8). Kept like the connect times.
+
+	static double smoothed(double previous, unsigned count, double milliseconds);
+		/// RFC 6298's smoothing of a round-trip time (SRTT): the first measurement (count 0) as is, then
+		/// 7/8 of previous plus 1/8 of the new one.
+
 	void setRole(const BlueTuskHostEndpoint& endpoint, ServerRole role);
 		/// Records the role of endpoint seen now (e.g. after refreshing a pooled session), marking it UP.
 
@@ -137,8 +146,18 @@ private:
 		double smoothedMs = -1;
 		Poco::Timestamp measuredAt = 0;
 		unsigned count = 0;
+
+		void add(double milliseconds)
+			/// One more measurement, now (smoothed()).
+		{
+			lastMs = milliseconds;
+			smoothedMs = smoothed(smoothedMs, count, milliseconds);
+			measuredAt.update();
+			++count;
+		}
 	};
 	std::map<BlueTuskHostEndpoint, ConnectTimes> _connectTimes; /// noteConnectTime() (under _mutex)
+	std::map<BlueTuskHostEndpoint, ConnectTimes> _queryTimes;   /// noteQueryTime() (under _mutex)
 };
 
 } // namespace BlueTusk

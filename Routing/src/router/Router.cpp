@@ -35,7 +35,8 @@ Router::Router(const Request& request):
 	_settings(*request.settings),
 	_endpoints(request.hosts ? request.hosts->endpoints : request.settings->endpoints),
 	_redactor(request.settings->redactor()),
-	_guardWrites(guardsWrites(*request.target))
+	_guardWrites(guardsWrites(*request.target)),
+	_needsRole(request.target->needsRole())
 {
 }
 
@@ -123,7 +124,7 @@ PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp checkoutDeadline, bool usePoolRoles)
 {
 	const TargetSessionPolicy& target = *_request.target;
-	const bool needsRole = target.needsRole();
+	const bool needsRole = _needsRole;
 	PassState state(log, number);
 
 	for (;;)
@@ -260,18 +261,23 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 {
 	Poco::Clock start;
 	ServerRole role = ServerRole::Unknown;
-	if (_request.target->needsRole())
+	if (_needsRole)
 	{
 		// doc/pooling.md, checkout step 2: a pooled session's role is refreshed before a targeted checkout accepts it, with
 		// the cheapest round trip that gives a fresh one (SessionControl::refreshRole(): a bare Sync on PostgreSQL
 		// 14+), or not at all while a ReadyForQuery confirmed it less than Role Recheck Milliseconds ago.
 		// The freshness rules need the WAL positions: their probe (doc/freshness.md).
+		double roundTripMs = -1;   // HostCandidate::lastQueryMs: only when a round trip was made
 		try
 		{
 			Session& session = *entry->session;
-			if (_request.freshness) role = _request.freshness->probe(session);
-			else if (session.control().roleConfirmedWithin(_settings.roleRecheck)) role = session.role();
-			else role = session.control().refreshRole();
+			if (!_request.freshness && session.control().roleConfirmedWithin(_settings.roleRecheck)) role = session.role();
+			else
+			{
+				Poco::Clock roundTrip;
+				role = _request.freshness ? _request.freshness->probe(session) : session.control().refreshRole();
+				roundTripMs = millisecondsSince(roundTrip);
+			}
 		}
 		catch (Poco::Exception& exc)
 		{
@@ -281,6 +287,7 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 			pool->release(std::move(entry), true);
 			return; // try the pool's next idle session
 		}
+		if (roundTripMs >= 0) _request.hostStates->noteQueryTime(slot.endpoint, roundTripMs);
 	}
 	else
 	{
@@ -346,7 +353,7 @@ void Router::openOne(Slot& slot, PassState& state)
 	try
 	{
 		entry = slot.pool->openReserved();
-		if (_request.target->needsRole()) role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->control().probeRole(false);
+		if (_needsRole) role = _request.freshness ? _request.freshness->probe(*entry->session) : entry->session->control().probeRole(false);
 	}
 	catch (Poco::Exception& exc)
 	{
@@ -374,9 +381,24 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	if (role != ServerRole::Unknown) slot.pool->setLastKnownRole(role);
 
 	RoleVerdict verdict = RoleVerdict::Accept;
-	if (target.needsRole())
+	if (_needsRole && role != ServerRole::Unknown)
 	{
-		verdict = role == ServerRole::Unknown ? RoleVerdict::Reject : target.classify(role, slot.endpoint);
+		try
+		{
+			verdict = target.classify(role, slot.endpoint);
+		}
+		catch (...)
+		{
+			// A site policy failed (a BlueTuskPluginException naming it, TargetSessionCall.h): the session is
+			// healthy and goes back to its pool before the checkout fails with it.
+			EndpointPool* pool = entry->pool;
+			pool->release(std::move(entry));
+			throw;
+		}
+	}
+	else if (_needsRole)
+	{
+		verdict = RoleVerdict::Reject;
 	}
 	std::string reason = roleText(role);   // "standby 4.2 MB behind, Max Standby Lag 1 MB" when a freshness rule decided
 	if (_request.freshness && verdict != RoleVerdict::Reject)

@@ -142,6 +142,8 @@ private:
 	const std::vector<BlueTuskHostEndpoint>& _endpoints; /// _request.hosts' endpoints, else the settings' ones
 	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
 	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
+	const bool _needsRole;            /// the target's needsRole(), asked once, before any session is held (a
+	                                  /// site policy's call may throw: TargetSessionCall.h)
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
 	std::vector<std::pair<EndpointPool*, const Session*>> _unusable;

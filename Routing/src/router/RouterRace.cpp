@@ -34,6 +34,15 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 		double ms = 0;
 		HostAttempt record;
 		bool logged = false;
+
+		~Attempt()
+		{
+			// A session still held here was never classified (the pass ended by an exception, such as a
+			// site target policy's): back to its pool, so that no lease is lost.
+			if (!entry) return;
+			EndpointPool* pool = entry->pool;
+			pool->release(std::move(entry));
+		}
 	};
 
 	std::vector<std::unique_ptr<Attempt>> attempts;
@@ -64,7 +73,7 @@ void Router::race(std::vector<Slot*>& slots, PassState& state)
 	std::condition_variable finished;
 	std::deque<std::size_t> done;
 	std::vector<std::thread> threads;
-	const bool needsRole = _request.target->needsRole();
+	const bool needsRole = _needsRole;
 	FreshnessRule* const freshness = _request.freshness;
 
 	// Every TCP connect at once; the startups that follow are paced by the plan's stagger (StartupGate.h).

@@ -69,7 +69,17 @@ bool Router::waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::T
 	{
 		const std::size_t index = static_cast<std::size_t>(std::find(waitOn.begin(), waitOn.end(), grant.pool) - waitOn.begin());
 		const bool failed = index < failuresBefore.size() && openFailures(*grant.pool) > failuresBefore[index];
-		if (failed || noLongerPreferred(*granted))
+		bool replan = failed;
+		try
+		{
+			replan = replan || noLongerPreferred(*granted);
+		}
+		catch (...)
+		{
+			grant.pool->cancelReservation();   // a site target policy failed: no reservation is kept
+			throw;
+		}
+		if (replan)
 		{
 			// An open in flight failed, or the endpoint went down or showed another role, while we waited:
 			// give the slot back and plan anew (the fallbacks come next unless another preferred one is up).
@@ -116,7 +126,7 @@ bool Router::noLongerPreferred(const Slot& slot) const
 	if (now.state == HostCandidate::DOWN) return true;
 	ServerRole role = slot.pool->lastKnownRole();
 	if (role == ServerRole::Unknown) role = now.role;
-	return _request.target->needsRole() && role != ServerRole::Unknown && _request.target->classify(role, slot.endpoint) != RoleVerdict::Accept;
+	return _needsRole && role != ServerRole::Unknown && _request.target->classify(role, slot.endpoint) != RoleVerdict::Accept;
 }
 
 

@@ -8,13 +8,16 @@
 //     last lease ran nothing), and the checkout goes to the other standby;
 //   - with Role Recheck Milliseconds, a role confirmed less than that ago is trusted without a round trip
 //     (the trade-off: a promotion inside the window is not seen), and one older is re-checked;
-//   - a lease that ran nothing leaves no reset for the next one; a lease that ran something does.
+//   - a lease that ran nothing leaves no reset for the next one; a lease that ran something does;
+//   - each refresh's round trip over the real Transport is a query timing a host order sees
+//     (HostCandidate::lastQueryMs, doc/plugins.md).
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "Peers.h"
+#include "datasource/RoutingContextAccess.h"
 #include "Poco/Thread.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -83,6 +86,7 @@ class RoleRefreshFaultTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRecheckWindowTrustsRecentRole);
 	CPPUNIT_TEST(testRoleOlderThanWindowIsRechecked);
 	CPPUNIT_TEST(testLeaseThatRanNothingIsNotReset);
+	CPPUNIT_TEST(testRefreshRoundTripsAreQueryTimings);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -179,6 +183,20 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), queries.at(1));   // in front of the next command
 		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 'second'"), queries.at(2));
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(1), dataSource->getHostPoolStatistics().at(server.endpoint()).created);
+	}
+
+	void testRefreshRoundTripsAreQueryTimings()
+	{
+		// Role Recheck Milliseconds=0: the second and third checkouts refresh the pooled session's role (a
+		// bare Sync to the fake backend): two query timings for the first endpoint, none for the second.
+		TwoStandbys servers(";Role Recheck Milliseconds=0;Health Check Interval=0");
+		for (int i = 0; i < 3; ++i) servers.run("");
+		const Poco::Timespan recheck(60, 0);
+		const HostCandidate first = BlueTusk::Detail::hostStatesOf(servers.connector).candidate(servers.first.endpoint(), 0, recheck);
+		CPPUNIT_ASSERT_EQUAL(2u, first.queriesMeasured);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(first.lastQueryMs), first.lastQueryMs >= 0 && first.lastQueryMs < 2000);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(first.smoothedQueryMs), first.smoothedQueryMs >= 0 && first.smoothedQueryMs < 2000);
+		CPPUNIT_ASSERT_EQUAL(0u, BlueTusk::Detail::hostStatesOf(servers.connector).candidate(servers.second.endpoint(), 1, recheck).queriesMeasured);
 	}
 };
 

@@ -93,6 +93,10 @@ class SitePoliciesTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFastestPrefersTheFastestMeasuredHost);
 	CPPUNIT_TEST(testFastestFollowsTheMeasurements);
 	CPPUNIT_TEST(testLeaseCapClosesAfterMaxLeases);
+	CPPUNIT_TEST(testFastestFromDataSourceAndConfiguration);
+	CPPUNIT_TEST(testFastestFromTheConnectTool);
+	CPPUNIT_TEST(testLeaseCapFromConnectionStrings);
+	CPPUNIT_TEST(testLeaseCapFromTheConnectTool);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -263,6 +267,118 @@ public:
 		CPPUNIT_ASSERT(pids[6] != pids[3] && pids[6] != pids[0]);
 		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), subsystem.dataSource("capped")->getPoolStatistics().evicted);
 		subsystem.close();
+	}
+
+	void testFastestFromDataSourceAndConfiguration()
+	{
+		// Held leases of a data source (target any): every checkout plans anew and the endpoints not
+		// measured yet go first, so three held leases land on the three endpoints in written order (the
+		// standard sequential order would put all three on the first). Through a connection string and
+		// through the subsystem's configuration (with a policy.* property).
+		auto threeHeld = [](BlueTuskDataSource& dataSource)
+		{
+			std::vector<BlueTuskConnection> held;
+			std::vector<std::string> landed;
+			for (int i = 0; i < 3; ++i)
+			{
+				held.push_back(dataSource.open());
+				landed.push_back(held.back().connectedEndpoint().toString());
+			}
+			return landed;
+		};
+		const std::vector<std::string> written{endpointOf(1), endpointOf(2), endpointOf(3)};
+		{
+			RoutingContext connector;
+			BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(clusterHosts(ALL, "Host Order=fastest;Plugin Path=" + pluginDirectory()), connector);
+			CPPUNIT_ASSERT(written == threeHeld(*dataSource));
+		}
+		Poco::AutoPtr<Poco::Util::MapConfiguration> config = new Poco::Util::MapConfiguration;
+		config->setString("bluetusk.plugins", pluginFile("BlueTuskFastestHostOrderPlugin"));
+		config->setString("bluetusk.dataSources.fast.connectionString", clusterHosts(ALL));
+		config->setString("bluetusk.dataSources.fast.hostOrder", "fastest");
+		config->setString("bluetusk.dataSources.fast.policy.fastestMarginMs", "5");
+		RoutingContext connector;
+		DataSourceSubsystem subsystem(connector);
+		subsystem.open(*config);
+		CPPUNIT_ASSERT_EQUAL(std::string("fastest"), subsystem.dataSource("fast")->settings().hostOrder);
+		CPPUNIT_ASSERT(written == threeHeld(*subsystem.dataSource("fast")));
+		subsystem.close();
+	}
+
+	void testFastestFromTheConnectTool()
+	{
+		// Four direct opens in one process: the three endpoints in written order (each measured once),
+		// then one of them; --pool reuses its idle session.
+		const std::string library = pluginFile("BlueTuskFastestHostOrderPlugin");
+		ProgramResult direct = runProgram(connectProgram(), {"--json", "--plugin", library, "--count", "4", clusterHosts(ALL, "Host Order=fastest")});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(direct.describe(), 0, direct.status);
+		for (int i = 0; i < 3; ++i)
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(direct.describe(), endpointOf(i + 1), direct.json(static_cast<std::size_t>(i))->getValue<std::string>("endpoint"));
+		ProgramResult pooled = runProgram(connectProgram(), {"--json", "--pool", "--plugin", library, "--count", "3", clusterHosts(ALL, "Host Order=fastest")});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(pooled.describe(), 0, pooled.status);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(pooled.describe(), endpointOf(1), pooled.json(0)->getValue<std::string>("endpoint"));
+		// Without the plugin the name fails, listing the host orders loaded.
+		ProgramResult missing = runProgram(connectProgram(), {clusterHosts(ALL, "Host Order=fastest")});
+		CPPUNIT_ASSERT_MESSAGE(missing.describe(), missing.status != 0);
+		CPPUNIT_ASSERT_MESSAGE(missing.describe(), missing.err.find("no host order policy named \"fastest\"") != std::string::npos);
+	}
+
+	void testLeaseCapFromConnectionStrings()
+	{
+		// Pooled, the plugin found through Plugin Path and configured on the routing context's shared instance
+		// before the first open (doc/plugins.md, "Configuration"): maxLeases = 2 with one session.
+		RoutingContext connector;
+		connector.loadPlugin(pluginFile("BlueTuskLeaseCapEvictionPlugin"));
+		Poco::AutoPtr<Poco::Util::MapConfiguration> maxTwo = new Poco::Util::MapConfiguration;
+		maxTwo->setString("maxLeases", "2");
+		connector.evictionPolicy("lease-cap")->configure(*maxTwo);
+		const std::string cs = clusterHosts("127.0.0.1", "Eviction Policy=lease-cap;Plugin Path=" + pluginDirectory());
+		BlueTuskDataSource::Ptr dataSource = BlueTuskDataSource::create(cs + ";Maximum Pool Size=1", connector);
+		std::vector<std::string> pids;
+		for (int i = 0; i < 5; ++i)
+		{
+			BlueTuskConnection lease = dataSource->open();
+			pids.push_back(backendPid(lease));
+		}
+		CPPUNIT_ASSERT_EQUAL(pids[0], pids[1]);
+		CPPUNIT_ASSERT(pids[2] != pids[0]);
+		CPPUNIT_ASSERT_EQUAL(pids[2], pids[3]);
+		CPPUNIT_ASSERT(pids[4] != pids[2] && pids[4] != pids[0]);
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(2), dataSource->getPoolStatistics().evicted);
+		// Direct (no pool, nothing to evict): the name is resolved all the same, so a typo fails.
+		BlueTuskConnection direct = BlueTuskConnection::open(cs, connector);
+		CPPUNIT_ASSERT(!backendPid(direct).empty());
+		RoutingContext other;
+		try
+		{
+			BlueTuskConnection::open(clusterHosts("127.0.0.1", "Eviction Policy=lease-capp;Plugin Path=" + pluginDirectory()), other);
+			CPPUNIT_FAIL("expected BlueTuskPluginException");
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("no eviction policy named \"lease-capp\"; available: lease-cap, standard") != std::string::npos);
+		}
+	}
+
+	void testLeaseCapFromTheConnectTool()
+	{
+		// --pool with the plugin loaded by --plugin: the policy keeps the one session (maxLeases 1000 by
+		// default), as the pool statistics show; without the plugin the name fails.
+		ProgramResult r = runProgram(connectProgram(), {"--json", "--pool", "--stats", "--count", "3", "--plugin",
+			pluginFile("BlueTuskLeaseCapEvictionPlugin"), clusterHosts("127.0.0.1", "Maximum Pool Size=1;Eviction Policy=lease-cap")});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 0, r.status);
+		bool sawStats = false;
+		for (std::size_t i = 0; i < r.lines().size(); ++i)
+		{
+			Poco::JSON::Object::Ptr event = r.json(i);
+			if (event->optValue<std::string>("event", "") != "stats") continue;
+			sawStats = true;
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 1, event->getObject("aggregate")->getValue<int>("created"));
+		}
+		CPPUNIT_ASSERT_MESSAGE(r.describe(), sawStats);
+		ProgramResult missing = runProgram(connectProgram(), {"--pool", clusterHosts("127.0.0.1", "Eviction Policy=lease-cap")});
+		CPPUNIT_ASSERT_MESSAGE(missing.describe(), missing.status != 0);
+		CPPUNIT_ASSERT_MESSAGE(missing.describe(), missing.err.find("no eviction policy named \"lease-cap\"") != std::string::npos);
 	}
 };
 

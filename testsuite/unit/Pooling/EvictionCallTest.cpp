@@ -73,6 +73,7 @@ class EvictionCallTest: public EndpointPoolFixture
 	CPPUNIT_TEST(testThrowingKeepOnReturnFallsBackToStandard);
 	CPPUNIT_TEST(testThrowingSelectForEvictionFallsBackToStandard);
 	CPPUNIT_TEST(testThrowingPolicyWithoutFallbackKeepsReusing);
+	CPPUNIT_TEST(testSlowKeepOnReturnIsBounded);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -233,6 +234,67 @@ public:
 		const std::vector<std::string> lines = linesWith(capture, "keepOnReturn()");
 		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lines.size());
 		CPPUNIT_ASSERT_MESSAGE(lines[0], contains(lines[0], "; the built-in lifetime rule decides instead (1 failure so far)"));
+	}
+
+	void testSlowKeepOnReturnIsBounded()
+	{
+		// A site policy (it has a fallback) whose keepOnReturn() sleeps 3 s, 15 times the bound: the return
+		// waits the bound (200 ms), then the standard policy keeps the session, with one warning; other
+		// threads' checkouts and returns go on meanwhile; destroying the pools does not wait for the late call.
+		LogCapture capture;
+		auto policy = std::make_shared<ScriptedEvictionPolicy>();
+		auto sleepNext = std::make_shared<std::atomic<bool>>(false);   // shared with the late call, which outlives the test
+		auto inSlowCall = std::make_shared<std::atomic<bool>>(false);
+		policy->onCall = [sleepNext, inSlowCall]()
+		{
+			if (!sleepNext->exchange(false)) return;
+			*inSlowCall = true;
+			std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+		};
+		EndpointPool& pool = makeManager(poolSettings(0, 4), policy, standardEvictionPolicy()).pool(endpointNo(1));
+		PoolEntryPtr slow = checkout(pool);
+		PoolEntryPtr other = checkout(pool);
+		pool.release(std::move(other));   // idle, for the other thread's checkouts
+		*sleepNext = true;
+		Poco::Clock::ClockDiff returnMs = -1;
+		std::atomic<bool> returned{false};
+		std::thread returning([&]()
+		{
+			Poco::Clock started;
+			pool.release(std::move(slow));
+			returnMs = started.elapsed() / 1000;
+			returned = true;
+		});
+		CPPUNIT_ASSERT(waitUntil([&]() { return inSlowCall->load(); }));
+		int others = 0;
+		Poco::Clock::ClockDiff longestMs = 0;
+		while (!returned || others < 5)
+		{
+			Poco::Clock started;
+			PoolEntryPtr entry = checkout(pool);
+			CPPUNIT_ASSERT(entry);
+			pool.release(std::move(entry));
+			longestMs = std::max<Poco::Clock::ClockDiff>(longestMs, started.elapsed() / 1000);
+			++others;
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+		returning.join();
+		const Poco::Clock::ClockDiff boundMs = 200;   // Pooling/src/EvictionCall.h, CALL_BOUND (doc/plugins.md)
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(returnMs) + " ms", returnMs >= boundMs - 5 && returnMs < boundMs + 800);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(longestMs) + " ms", longestMs < boundMs + 800);
+		CPPUNIT_ASSERT(others >= 5);
+		CPPUNIT_ASSERT_EQUAL(2, pool.statistics().idle);   // the standard policy kept the slow one's session
+		CPPUNIT_ASSERT_EQUAL(0, pool.statistics().busy);
+		CPPUNIT_ASSERT_EQUAL(2, _world->opened.load());
+		const std::vector<std::string> lines = linesWith(capture, "did not answer within");
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lines.size());
+		CPPUNIT_ASSERT_MESSAGE(lines[0], contains(lines[0], "BlueTusk.Pooling: eviction policy \"scripted\" (BlueTuskPoolingUnitTests) "
+			"did not answer within 200 ms in keepOnReturn() for 127.0.0.1:5432; eviction policy \"standard\" (libBlueTuskEvictionPlugin.so) "
+			"decides instead (1 time so far; a late call runs on and its answer is dropped)"));
+		// The late call still sleeps: the pools' destructor does not wait for it.
+		Poco::Clock destroying;
+		_manager.reset();
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(destroying.elapsed() / 1000) + " ms", destroying.elapsed() < 1000000);
 	}
 };
 

@@ -144,6 +144,7 @@ class PolicyCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSlowPlanCutOffAtCheckoutDeadline);
 	CPPUNIT_TEST(testThrowingEvictionFallsBackToStandard);
 	CPPUNIT_TEST(testThrowingRetryPolicyIsPluginException);
+	CPPUNIT_TEST(testHostOrderSeesQueryTimes);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -269,6 +270,21 @@ public:
 			message);
 		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+
+	void testHostOrderSeesQueryTimes()
+	{
+		// Target primary with Role Recheck Milliseconds=0: every checkout after the first refreshes the pooled
+		// session's role with a round trip, which the site policy's next plan() sees as a query timing.
+		Fixture f("counting", "Target Session Attributes=primary;Role Recheck Milliseconds=0;Health Check Interval=0");
+		for (int i = 0; i < 4; ++i) f.dataSource->open().close();
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		double last = -3, smoothed = -3;
+		unsigned measured = 0;
+		control<void (*)(double*, double*, unsigned*)>("bluetuskTestLastQueryTimes")(&last, &smoothed, &measured);
+		CPPUNIT_ASSERT_EQUAL(2u, measured);   // checkouts 2 and 3 refreshed before checkout 4 planned
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(last), last >= 0 && last < 1000);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(smoothed), smoothed >= 0 && smoothed < 1000);
 	}
 };
 

@@ -1,0 +1,131 @@
+//
+// TargetSessionCall.cpp
+//
+// Library: BlueTusk/Routing
+//
+// A site target-session policy's calls, each turned into a BlueTuskPluginException naming the policy when
+// it throws (doc/plugins.md, "Where and how policies are called").
+//
+
+#include "TargetSessionCall.h"
+#include "HostOrderCall.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginRegistry.h"
+#include "Poco/Exception.h"
+#include "Poco/Logger.h"
+#include <exception>
+
+namespace BlueTusk {
+namespace Detail {
+
+namespace {
+
+Poco::Logger& targetCallLogger()
+{
+	static Poco::Logger& instance = Poco::Logger::get("BlueTusk.Routing");
+	return instance;
+}
+
+} // namespace
+
+
+GuardedTargetSessionPolicy::GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy):
+	_policy(std::move(policy))
+{
+	_description = describePolicy("target session", nullptr, _policy.get());
+	try
+	{
+		_name = _policy->name();
+	}
+	catch (...)
+	{
+		fail("name()");
+	}
+	_description = describePolicy("target session", [this]() { return _name; }, _policy.get());
+}
+
+
+void GuardedTargetSessionPolicy::fail(const std::string& call) const
+{
+	const std::string message = _description + " failed in " + call + ": " + describeThrown(std::current_exception());
+	targetCallLogger().error(message);
+	throw BlueTuskPluginException(message);
+}
+
+
+std::string GuardedTargetSessionPolicy::name() const
+{
+	return _name;
+}
+
+
+bool GuardedTargetSessionPolicy::needsRole() const
+{
+	try
+	{
+		return _policy->needsRole();
+	}
+	catch (...)
+	{
+		fail("needsRole()");
+	}
+}
+
+
+RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role) const
+{
+	try
+	{
+		return _policy->classify(role);
+	}
+	catch (...)
+	{
+		fail("classify(" + toString(role) + ")");
+	}
+}
+
+
+RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role, const BlueTuskHostEndpoint& endpoint) const
+{
+	try
+	{
+		return _policy->classify(role, endpoint);
+	}
+	catch (...)
+	{
+		fail("classify(" + toString(role) + ", " + endpoint.toString() + ")");
+	}
+}
+
+
+void GuardedTargetSessionPolicy::configure(const Poco::Util::AbstractConfiguration& config)
+{
+	try
+	{
+		_policy->configure(config);
+	}
+	catch (Poco::Exception&)
+	{
+		throw;   // the policy refuses its configuration (doc/plugins.md, "Configuration")
+	}
+	catch (...)
+	{
+		fail("configure()");
+	}
+}
+
+
+const TargetSessionPolicy& GuardedTargetSessionPolicy::policy() const
+{
+	return *_policy;
+}
+
+
+TargetSessionPolicy::Ptr GuardedTargetSessionPolicy::guard(TargetSessionPolicy::Ptr policy)
+{
+	if (!policy || codeIsInLibrary(policy.get(), TARGET_SESSION_PLUGIN_LIBRARY)) return policy;
+	if (std::dynamic_pointer_cast<GuardedTargetSessionPolicy>(policy)) return policy;
+	return std::make_shared<GuardedTargetSessionPolicy>(std::move(policy));
+}
+
+} } // namespace BlueTusk::Detail

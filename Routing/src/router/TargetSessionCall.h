@@ -1,0 +1,58 @@
+//
+// TargetSessionCall.h
+//
+// Library: BlueTusk/Routing
+//
+// Every call BlueTusk makes on a site target-session policy, guarded (doc/plugins.md, "Where and how
+// policies are called").
+//
+
+#ifndef BlueTusk_Detail_TargetSessionCall_INCLUDED
+#define BlueTusk_Detail_TargetSessionCall_INCLUDED
+
+#include "BlueTusk/TargetSessionPolicy.h"
+#include <string>
+
+namespace BlueTusk {
+namespace Detail {
+
+class GuardedTargetSessionPolicy: public TargetSessionPolicy
+	/// A site target-session policy as BlueTusk calls it: each call is forwarded to the policy, and anything
+	/// it throws (a Poco::Exception, a std::exception, anything else) is logged at error on BlueTusk.Routing
+	/// and thrown as a BlueTuskPluginException naming the family, the policy and its library:
+	///
+	///     target session policy "zone-standby" (libX.so) failed in classify(standby, db-a:5432): std::exception: boom
+	///
+	/// configure() passes a Poco::Exception through unchanged (the subsystem reports it as the policy
+	/// rejecting its configuration); anything else it throws becomes the BlueTuskPluginException above.
+	/// name() is asked once, when the guard is made, and kept. Thread-safe as the policy is.
+{
+public:
+	explicit GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy);
+		/// Throws BlueTuskPluginException when the policy's name() throws.
+
+	std::string name() const override;
+	bool needsRole() const override;
+	RoleVerdict classify(ServerRole role) const override;
+	RoleVerdict classify(ServerRole role, const BlueTuskHostEndpoint& endpoint) const override;
+	void configure(const Poco::Util::AbstractConfiguration& config) override;
+
+	const TargetSessionPolicy& policy() const;
+		/// The guarded policy.
+
+	static TargetSessionPolicy::Ptr guard(TargetSessionPolicy::Ptr policy);
+		/// policy itself when its code is in the standard target-session library (no guard, no cost), else
+		/// a GuardedTargetSessionPolicy over it. Null stays null.
+
+private:
+	[[noreturn]] void fail(const std::string& call) const;
+		/// Logs and throws the current exception as a BlueTuskPluginException (call: "classify(standby)").
+
+	TargetSessionPolicy::Ptr _policy;
+	std::string _name;
+	std::string _description;   /// target session policy "name" (libX.so)
+};
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_TargetSessionCall_INCLUDED

@@ -1,0 +1,195 @@
+//
+// TargetSessionCallTest.cpp
+//
+// A site target-session policy that throws (doc/plugins.md, "Where and how policies are called"), with
+// libBlueTuskTestMisbehavingTargetSession.so (testsuite/plugins): whatever its needsRole() or classify()
+// throws (a std::exception, an int), through a direct open and a pooled checkout (sequential and a
+// parallel race), the caller gets a BlueTuskPluginException naming the family, the policy and the library,
+// the failure is logged, and no lease or session is lost.
+//
+
+#include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "CapturingChannel.h"
+#include "RoutingTestSupport.h"
+#include <cppunit/extensions/HelperMacros.h>
+
+using namespace BlueTusk;
+using namespace BlueTusk::Test;
+
+namespace {
+
+const std::string LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
+
+
+std::string pluginPath()
+{
+	return std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/" + LIBRARY;
+}
+
+
+template <class Open>
+std::string pluginFailure(Open open)
+	/// The message of the BlueTuskPluginException open() throws ("(no exception)" or the other type's text).
+{
+	try
+	{
+		open();
+	}
+	catch (BlueTuskPluginException& exc)
+	{
+		return exc.message();
+	}
+	catch (Poco::Exception& exc)
+	{
+		return "unexpected " + std::string(exc.className()) + ": " + exc.displayText();
+	}
+	catch (...)
+	{
+		return "unexpected non-Poco exception";
+	}
+	return "(no exception)";
+}
+
+
+bool anyLineContains(const LogCapture& capture, const std::string& text)
+{
+	for (const std::string& line: capture.channel().lines())
+	{
+		if (line.find(text) != std::string::npos) return true;
+	}
+	return false;
+}
+
+
+std::string expected(const std::string& policy, const std::string& call, const std::string& thrown)
+{
+	return "target session policy \"" + policy + "\" (" + LIBRARY + ") failed in " + call + ": " + thrown;
+}
+
+
+const std::string STD_THROWN = "std::exception: classify broke on purpose";
+const std::string INT_THROWN = "an exception that is neither a Poco::Exception nor a std::exception";
+
+} // namespace
+
+
+class TargetSessionCallTest: public CppUnit::TestFixture
+{
+	CPPUNIT_TEST_SUITE(TargetSessionCallTest);
+	CPPUNIT_TEST(testPooledCheckoutThrowingClassify);
+	CPPUNIT_TEST(testPooledCheckoutThrowingInt);
+	CPPUNIT_TEST(testOwnTargetThrowingClassify);
+	CPPUNIT_TEST(testParallelRaceThrowingClassify);
+	CPPUNIT_TEST(testDirectOpenThrowingClassify);
+	CPPUNIT_TEST(testThrowingNeedsRole);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void testPooledCheckoutThrowingClassify()
+	{
+		// First checkout: the session is opened and probed, classify() throws while the router holds it: it
+		// goes back to its pool. Second: the role is known, classify() throws while ordering: nothing held.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath()), f.context);
+		const std::string message = expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN);
+		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("classify-throwing"); }));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("classify-throwing"); }));
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
+		const PoolStatistics stats = f.dataSource->getPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL(1, stats.idle);   // the healthy session stayed pooled
+		// The data source goes on with a standard target on the same session.
+		BlueTuskConnection lease = f.dataSource->open("primary");
+		CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
+		lease.close();
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testPooledCheckoutThrowingInt()
+	{
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		for (int i = 0; i < 3; ++i)
+		{
+			CPPUNIT_ASSERT_EQUAL(expected("classify-throwing-int", "classify(primary, a:5432)", INT_THROWN),
+				pluginFailure([&f]() { f.dataSource->open("classify-throwing-int"); }));
+		}
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testOwnTargetThrowingClassify()
+	{
+		// The data source's own target (Target Session Attributes=<site name>): created (classify(role)
+		// answers), every open() fails with the plugin's exception, no lease is lost.
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+			";Target Session Attributes=classify-throwing;Maximum Pool Size=2"), f.context);
+		for (int i = 0; i < 5; ++i)
+		{
+			CPPUNIT_ASSERT_EQUAL(expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN),
+				pluginFailure([&f]() { f.dataSource->open(); }));
+		}
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+	}
+
+	void testParallelRaceThrowingClassify()
+	{
+		// Host Order=parallel: both sessions open at once; the first classified throws, the other one
+		// (finished or not) goes back to its pool too.
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+			";Host Order=parallel"), f.context);
+		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-throwing"); });
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("target session policy \"classify-throwing\" (" + LIBRARY + ") failed in classify(primary, ") == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(STD_THROWN) != std::string::npos);
+		CPPUNIT_ASSERT(within([&f]() { return f.dataSource->getPoolStatistics().busy == 0; }));
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("b").busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testDirectOpenThrowingClassify()
+	{
+		// BlueTuskConnection::open() (no pool): the same exception; the session it opened is closed.
+		LogCapture capture;
+		FakeRoutingContext f;
+		const std::string connectionString = fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+			";Target Session Attributes=classify-throwing");
+		const std::string message = expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN);
+		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&]() { BlueTuskConnection::open(connectionString, f.context); }));
+		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
+		CPPUNIT_ASSERT_EQUAL(expected("classify-throwing-int", "classify(primary, a:5432)", INT_THROWN),
+			pluginFailure([&]() { BlueTuskConnection::open(fakeConnectionString("a", "Plugin Path=" + pluginPath() +
+				";Target Session Attributes=classify-throwing-int"), f.context); }));
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testThrowingNeedsRole()
+	{
+		// needsRole() is asked before anything is held: per checkout, through a direct open, and at a data
+		// source's creation when it is the data source's own target.
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		const std::string message = expected("needs-role-throwing", "needsRole()", "std::exception: needsRole broke on purpose");
+		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("needs-role-throwing"); }));
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		const std::string own = fakeConnectionString("a", "Plugin Path=" + pluginPath() + ";Target Session Attributes=needs-role-throwing");
+		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&]() { BlueTuskConnection::open(own, f.context); }));
+		const std::string created = pluginFailure([&]() { BlueTuskDataSource::create(own, f.context); });
+		CPPUNIT_ASSERT_MESSAGE(created, created.find(message) != std::string::npos);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive() - f.dataSource->getPoolStatistics().total);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(TargetSessionCallTest);
