@@ -345,8 +345,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 		writePendingReset();
 		writePendingCloses();
 		writeStatementBind(statement, parameters, statement.resultFormats);
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.executeUnnamed(false);   // Execute and Sync in one growth
 	}
 	catch (...)
 	{
@@ -440,9 +439,7 @@ QueryResult ProtocolSession::runUnnamed(const std::string& sql, const Parameters
 		writePendingCloses();
 		_writer.parse(std::string(), sql, types);
 		_writer.bind(std::string(), std::string(), parameters, types, TEXT_RESULTS);
-		_writer.describePortal(std::string());
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.executeUnnamed(true);   // Describe, Execute and Sync in one growth
 	}
 	catch (...)
 	{

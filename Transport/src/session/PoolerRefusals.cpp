@@ -405,24 +405,35 @@ PoolerRefusal refuseStatement(const Tokens& s)
 }
 
 
+bool followedBy(const char* text, std::size_t at, std::size_t size, const char* rest)
+	/// text[at...] continues with rest (lowercase letters), without regard to case.
+{
+	for (; *rest; ++rest, ++at)
+	{
+		if (at >= size || static_cast<char>(text[at] | 0x20) != *rest) return false;
+	}
+	return true;
+}
+
+
 bool mayBeRefused(const std::string& sql)
 	/// False when sql holds none of the words every refusal needs (LISTEN, SET, set_config, the advisory
 	/// locks, TEMP, HOLD, PREPARE), without regard to case: then the lexer need not run. One pass, no
-	/// allocation: the usual statement costs a few instructions per character.
+	/// allocation: a few instructions per character (doc/performance.md, row 13f).
 {
-	static const char* const WORDS[] = {"listen", "set", "advisory", "temp", "hold", "prepare"};
 	const char* text = sql.data();
 	const std::size_t size = sql.size();
 	for (std::size_t at = 0; at < size; ++at)
 	{
-		const char first = static_cast<char>(text[at] | 0x20);   // a letter's lower case (no word starts with a non-letter)
-		if (first != 'l' && first != 's' && first != 'a' && first != 't' && first != 'h' && first != 'p') continue;
-		for (const char* word: WORDS)
+		switch (text[at] | 0x20)   // a letter's lower case; no other character maps onto one of these
 		{
-			if (word[0] != first) continue;
-			std::size_t i = 1;
-			while (word[i] && at + i < size && static_cast<char>(text[at + i] | 0x20) == word[i]) ++i;
-			if (!word[i]) return true;
+		case 'l': if (followedBy(text, at + 1, size, "isten")) return true; break;
+		case 's': if (followedBy(text, at + 1, size, "et")) return true; break;
+		case 'a': if (followedBy(text, at + 1, size, "dvisory")) return true; break;
+		case 't': if (followedBy(text, at + 1, size, "emp")) return true; break;
+		case 'h': if (followedBy(text, at + 1, size, "old")) return true; break;
+		case 'p': if (followedBy(text, at + 1, size, "repare")) return true; break;
+		default: break;
 		}
 	}
 	return false;
