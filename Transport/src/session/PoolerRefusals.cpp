@@ -416,10 +416,12 @@ bool followedBy(const char* text, std::size_t at, std::size_t size, const char* 
 }
 
 
+} // namespace
+
+
 bool mayBeRefused(const std::string& sql)
-	/// False when sql holds none of the words every refusal needs (LISTEN, SET, set_config, the advisory
-	/// locks, TEMP, HOLD, PREPARE), without regard to case: then the lexer need not run. One pass, no
-	/// allocation: a few instructions per character (doc/performance.md, row 13f).
+	// LISTEN, SET, set_config, the advisory locks, TEMP, HOLD, PREPARE: a few instructions per character,
+	// so the usual statement does not pay for the lexer (doc/performance.md, row 13f).
 {
 	const char* text = sql.data();
 	const std::size_t size = sql.size();
@@ -438,8 +440,6 @@ bool mayBeRefused(const std::string& sql)
 	}
 	return false;
 }
-
-} // namespace
 
 
 PoolerRefusal findPoolerRefusal(const std::string& sql)

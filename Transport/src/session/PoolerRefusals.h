@@ -46,6 +46,11 @@ BlueTusk_Transport_API PoolerRefusal findPoolerRefusal(const std::string& sql);
 	/// regard to case. A text with none of the words a refusal needs costs one pass and no allocation.
 	/// Thread-safe (no state); never throws but std::bad_alloc.
 
+BlueTusk_Transport_API bool mayBeRefused(const std::string& sql);
+	/// False when findPoolerRefusal(sql) is sure to find nothing: sql holds none of the words a refusal
+	/// needs (listen, set, advisory, temp, hold, prepare, without regard to case, also inside longer
+	/// words). One pass over the characters, no allocation. Thread-safe.
+
 std::string poolerRefusalMessage(const PoolerRefusal& refusal, const std::string& endpoint, bool detected);
 	/// The message of the BlueTuskUsageException that refuses it on a session to endpoint ("host:port"):
 	/// "Server Pooling=transaction[ (Server Pooling=auto found the transaction pooler)]: <feature> cannot

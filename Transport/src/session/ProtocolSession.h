@@ -460,6 +460,7 @@ private:
 	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
 	bool _transactionPooling = false;                   /// Server Pooling=transaction (setTransactionPooling())
 	bool _autoPooling = false;                          /// Server Pooling=auto: follow the sign of a transaction pooler
+	mutable std::string _allowedBehindPooler;          /// the last text refuseBehindPooler() let pass
 	Poco::UInt64 _poolerGeneration = 0;                 /// Detail::transactionPoolerGeneration() when last followed
 	StatementStatistics _statementStatistics;
 	std::shared_ptr<StatementCounters> _statementCounters;
