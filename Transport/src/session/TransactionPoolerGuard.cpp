@@ -17,6 +17,9 @@ namespace BlueTusk {
 
 namespace {
 
+const std::size_t MAX_REMEMBERED_TEXT = 65536;   // a longer text is scanned each time rather than kept twice
+
+
 bool endsTransaction(const std::string& commandTag)
 	/// COMMIT (also END's tag), ROLLBACK (also ABORT's), PREPARE TRANSACTION, COMMIT PREPARED, ...
 {
@@ -38,7 +41,7 @@ void ProtocolSession::refuseBehindPooler(const std::string& sql) const
 		const Detail::PoolerRefusal refusal = Detail::findPoolerRefusal(sql);
 		if (refusal.refused()) throw BlueTuskUsageException(Detail::poolerRefusalMessage(refusal, _endpoint.toString(), _autoPooling));
 	}
-	_allowedBehindPooler = sql;
+	if (sql.size() <= MAX_REMEMBERED_TEXT) _allowedBehindPooler = sql;
 }
 
 
