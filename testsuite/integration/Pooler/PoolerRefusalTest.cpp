@@ -173,9 +173,9 @@ public:
 		connection.executeSimple("CREATE OR REPLACE FUNCTION bt_refusal_body() RETURNS int LANGUAGE plpgsql AS $$ BEGIN "
 			"IF false THEN SET search_path TO public; LISTEN bt_refusal; PERFORM pg_advisory_lock(4711); END IF; RETURN 7; END $$");
 		CPPUNIT_ASSERT_EQUAL(Poco::Int32(7), connection.query("SELECT bt_refusal_body()").row(0).get<Poco::Int32>(0));
-		connection.executeSimple("CREATE OR REPLACE FUNCTION bt_refusal_atomic() RETURNS int8 LANGUAGE sql BEGIN ATOMIC SELECT 1; "
-			"SELECT CASE WHEN false THEN pg_try_advisory_lock(4711)::int8 ELSE 8 END; END");
-		CPPUNIT_ASSERT_EQUAL(Poco::Int64(8), connection.query("SELECT bt_refusal_atomic()").row(0).get<Poco::Int64>(0));
+		connection.executeSimple("CREATE OR REPLACE FUNCTION bt_refusal_atomic() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; "
+			"SELECT CASE WHEN false THEN pg_try_advisory_lock(4711)::int ELSE 8 END; END");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(8), connection.query("SELECT bt_refusal_atomic()").row(0).get<Poco::Int32>(0));
 		connection.executeSimple("DO $$ BEGIN IF false THEN LISTEN bt_refusal; SET search_path TO public; END IF; END $$");
 		connection.executeSimple("DROP TABLE IF EXISTS bt_refusal_copy; CREATE TABLE bt_refusal_copy (a text)");
 		auto copy = connection.session().copyIn("COPY bt_refusal_copy (a) FROM STDIN (FORMAT csv)");
