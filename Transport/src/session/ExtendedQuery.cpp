@@ -353,9 +353,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 		throw;
 	}
 	_closesInFlight.clear();
-	std::vector<QueryResult> results = runCycle(&statement.columns);
-	if (results.empty()) return QueryResult();
-	return std::move(results.front());
+	return runCycleForOne(&statement.columns);
 }
 
 
@@ -447,9 +445,7 @@ QueryResult ProtocolSession::runUnnamed(const std::string& sql, const Parameters
 		throw;
 	}
 	_closesInFlight.clear();
-	std::vector<QueryResult> results = runCycle();
-	if (results.empty()) return QueryResult();
-	return std::move(results.front());
+	return runCycleForOne();
 }
 
 } // namespace BlueTusk
