@@ -125,9 +125,8 @@ void MessageReader::feed(const char* data, std::size_t length)
 }
 
 
-bool MessageReader::complete()
+bool MessageReader::measure()
 {
-	if (_ready > 0) return true;   // validated already (awaiting, then taking it, checks once)
 	const std::size_t available = _end - _position;
 	if (available < 5) return false;
 	const unsigned char* p = reinterpret_cast<const unsigned char*>(_buffer.data() + _position);

@@ -61,9 +61,12 @@ public:
 		std::size_t length = 0;   /// of the body (the message length minus its own 4 bytes)
 	};
 
-	bool complete();
+	bool complete()
 		/// True when a whole message is buffered; throws BlueTuskProtocolException for an invalid or
-		/// oversized length, as next() does.
+		/// oversized length, as next() does. Inline: once measured, each later call is one test.
+	{
+		return _ready > 0 || measure();
+	}
 
 	bool next(View& view);
 		/// As next(BackendMessage&), without copying the body out of the buffer (doc/performance.md,
@@ -103,6 +106,9 @@ private:
 	std::string _buffer;
 	std::size_t _end = 0;        /// end of the received bytes in _buffer (its size is the storage)
 	std::size_t _position = 0;
+	bool measure();
+		/// complete() for a message not measured yet: validates its length, sets _ready when it is whole.
+
 	std::size_t _ready = 0;      /// bytes of the complete message at _position once complete() saw it, else 0
 	std::size_t _maxLength;
 	std::size_t _maxShortLength;

@@ -175,6 +175,21 @@ inline void checkLength(std::size_t length)
 		throw BlueTuskProtocolException("message too long for the protocol (more than 2 GiB)");
 }
 
+
+inline void checkNoNul(const std::string& text)
+{
+	if (text.find('\0') != std::string::npos)
+		throw BlueTuskProtocolException("a string sent to the server must not contain a NUL character");
+}
+
+
+inline char* writeCString(char* p, const std::string& text)
+{
+	std::memcpy(p, text.data(), text.size());
+	p[text.size()] = '\0';
+	return p + text.size() + 1;
+}
+
 } // namespace
 
 
@@ -195,13 +210,20 @@ void MessageWriter::query(const std::string& sql)
 
 void MessageWriter::parse(const std::string& statement, const std::string& sql, const std::vector<Poco::UInt32>& parameterTypes)
 {
+	poco_assert_msg(!_open, "MessageWriter::parse() while a message is open");
 	if (parameterTypes.size() > 65535) throw BlueTuskProtocolException("too many parameter types (at most 65535)");
-	begin('P');
-	putCString(statement);
-	putCString(sql);
-	putInt16(static_cast<Poco::Int16>(parameterTypes.size()));
-	for (Poco::UInt32 oid: parameterTypes) putInt32(static_cast<Poco::Int32>(oid));
-	end();
+	checkNoNul(statement);
+	checkNoNul(sql);
+	const std::size_t length = 4 + statement.size() + 1 + sql.size() + 1 + 2 + 4 * parameterTypes.size();
+	checkLength(length);
+	const std::size_t old = _buffer.size();
+	_buffer.resize(old + 1 + length);   // one growth (doc/performance.md, row 13f)
+	char* p = writeHeader(&_buffer[old], 'P', length);
+	p = writeCString(p, statement);
+	p = writeCString(p, sql);
+	*p++ = static_cast<char>((parameterTypes.size() >> 8) & 0xFF);
+	*p++ = static_cast<char>(parameterTypes.size() & 0xFF);
+	for (Poco::UInt32 oid: parameterTypes) p = writeInt32(p, oid);
 }
 
 
@@ -237,14 +259,23 @@ void MessageWriter::bind(const std::string& portal, const std::string& statement
 {
 	if (parameters.size() > 65535) throw BlueTuskProtocolException("too many parameters (at most 65535)");
 	if (resultFormats.size() > 65535) throw BlueTuskProtocolException("too many result columns (at most 65535)");
+	checkNoNul(portal);
+	checkNoNul(statement);
 	begin('B');
-	putCString(portal);
-	putCString(statement);
 	const std::size_t count = parameters.size();
-	putInt16(static_cast<Poco::Int16>(count));
-	const std::size_t formats = _buffer.size();
-	_buffer.append(count * 2, '\0');   // format codes, filled in as each value is encoded
-	putInt16(static_cast<Poco::Int16>(count));
+	// The names, the parameter count, the format codes (filled in as each value is encoded) and the
+	// count again in one growth (doc/performance.md, row 13f).
+	const std::size_t head = _buffer.size();
+	_buffer.resize(head + portal.size() + 1 + statement.size() + 1 + 2 + count * 2 + 2);
+	char* p = writeCString(&_buffer[head], portal);
+	p = writeCString(p, statement);
+	*p++ = static_cast<char>((count >> 8) & 0xFF);
+	*p++ = static_cast<char>(count & 0xFF);
+	const std::size_t formats = static_cast<std::size_t>(p - _buffer.data());
+	std::memset(p, 0, count * 2);
+	p += count * 2;
+	*p++ = static_cast<char>((count >> 8) & 0xFF);
+	*p = static_cast<char>(count & 0xFF);
 	for (std::size_t i = 0; i < count; ++i)
 	{
 		const Parameter& parameter = parameters[i];
@@ -365,6 +396,25 @@ void MessageWriter::execute(const std::string& portal, Poco::Int32 maxRows)
 	putCString(portal);
 	putInt32(maxRows);
 	end();
+}
+
+
+void MessageWriter::executeUnnamed(bool describe)
+{
+	poco_assert_msg(!_open, "MessageWriter::executeUnnamed() while a message is open");
+	const std::size_t old = _buffer.size();
+	_buffer.resize(old + (describe ? 7 : 0) + 10 + 5);   // one growth (doc/performance.md, row 13f)
+	char* p = &_buffer[old];
+	if (describe)
+	{
+		p = writeHeader(p, 'D', 6);
+		*p++ = 'P';
+		*p++ = '\0';                                    // the unnamed portal
+	}
+	p = writeHeader(p, 'E', 9);
+	*p++ = '\0';
+	p = writeInt32(p, 0);                                // all rows
+	writeHeader(p, 'S', 4);
 }
 
 

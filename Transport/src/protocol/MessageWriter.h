@@ -86,6 +86,9 @@ public:
 		/// 'E'; 0 means all rows.
 	void sync();
 		/// 'S'.
+	void executeUnnamed(bool describe);
+		/// Describe of the unnamed portal (when describe), Execute of it (all rows) and Sync: the bytes of
+		/// describePortal(""), execute("", 0) and sync(), written with one buffer growth.
 	void flush();
 		/// 'H'.
 	void terminate();

@@ -259,6 +259,7 @@ private:
 void ProtocolSession::startCopy(const std::string& sql, char expected, std::vector<Poco::Int16>* formats)
 {
 	ensureUsable();
+	refuseBehindPooler(sql);   // the COPY statement's text (COPY (SELECT pg_advisory_lock(1)) TO STDOUT), never its data
 	if (_discardPending) reset(true);
 	try
 	{

@@ -345,8 +345,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 		writePendingReset();
 		writePendingCloses();
 		writeStatementBind(statement, parameters, statement.resultFormats);
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.executeUnnamed(false);   // Execute and Sync in one growth
 	}
 	catch (...)
 	{
@@ -354,9 +353,7 @@ QueryResult ProtocolSession::runPrepared(PreparedStatement::Description& stateme
 		throw;
 	}
 	_closesInFlight.clear();
-	std::vector<QueryResult> results = runCycle(&statement.columns);
-	if (results.empty()) return QueryResult();
-	return std::move(results.front());
+	return runCycleForOne(&statement.columns);
 }
 
 
@@ -440,9 +437,7 @@ QueryResult ProtocolSession::runUnnamed(const std::string& sql, const Parameters
 		writePendingCloses();
 		_writer.parse(std::string(), sql, types);
 		_writer.bind(std::string(), std::string(), parameters, types, TEXT_RESULTS);
-		_writer.describePortal(std::string());
-		_writer.execute(std::string(), 0);
-		_writer.sync();
+		_writer.executeUnnamed(true);   // Describe, Execute and Sync in one growth
 	}
 	catch (...)
 	{
@@ -450,9 +445,7 @@ QueryResult ProtocolSession::runUnnamed(const std::string& sql, const Parameters
 		throw;
 	}
 	_closesInFlight.clear();
-	std::vector<QueryResult> results = runCycle();
-	if (results.empty()) return QueryResult();
-	return std::move(results.front());
+	return runCycleForOne();
 }
 
 } // namespace BlueTusk

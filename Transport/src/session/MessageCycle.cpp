@@ -375,6 +375,23 @@ void ProtocolSession::awaitBeforeExpiry()
 
 std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescription>* columns)
 {
+	std::vector<QueryResult> results;
+	runCycle(results, columns);
+	return results;
+}
+
+
+QueryResult ProtocolSession::runCycleForOne(const std::vector<ColumnDescription>* columns)
+{
+	runCycle(_cycleResults, columns);
+	if (_cycleResults.empty()) return QueryResult();
+	return std::move(_cycleResults.front());   // the moved-from one is cleared with the next command
+}
+
+
+void ProtocolSession::runCycle(std::vector<QueryResult>& results, const std::vector<ColumnDescription>* columns)
+{
+	results.clear();
 	_cancelSentForTimeout = false;
 	sendWriter();
 	// A buffered command is bounded by Command Timeout as a whole, however its answer trickles in
@@ -392,7 +409,11 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 		_commandExpiryArmed = true;
 	}
 
-	if (!_discardInFlight) return readCycle(columns);
+	if (!_discardInFlight)
+	{
+		readCycle(results, columns);
+		return;
+	}
 
 	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
 	// have failed (e.g. the previous user's statement_timeout), the server still ran the command, on the
@@ -413,11 +434,12 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 	if (resetError.empty())
 	{
 		_notifications.clear();   // what came before the reset's answer is of the last lease's channels
-		return readCycle(columns);
+		readCycle(results, columns);
+		return;
 	}
 	try
 	{
-		readCycle(columns);
+		readCycle(results, columns);
 	}
 	catch (BlueTuskServerException&)
 	{
@@ -435,6 +457,14 @@ std::vector<QueryResult> ProtocolSession::runCycle(const std::vector<ColumnDescr
 std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDescription>* columns)
 {
 	std::vector<QueryResult> results;
+	readCycle(results, columns);
+	return results;
+}
+
+
+void ProtocolSession::readCycle(std::vector<QueryResult>& results, const std::vector<ColumnDescription>* columns)
+{
+	results.clear();
 	bool open = false;      // a RowDescription started a result set
 	bool copyOut = false;   // discarding a COPY TO STDOUT
 	std::unique_ptr<BlueTuskServerException> error;
@@ -542,7 +572,6 @@ std::vector<QueryResult> ProtocolSession::readCycle(const std::vector<ColumnDesc
 		}
 		error->rethrow();
 	}
-	return results;
 }
 
 } // namespace BlueTusk

@@ -5,11 +5,15 @@
 //
 // A small lexer after PostgreSQL's (src/backend/parser/scan.l, PostgreSQL docs 4.1 "Lexical Structure"): it
 // keeps words (keywords and identifiers) and single-character symbols, and skips what cannot hold a
-// statement's keywords: comments, string literals, dollar-quoted strings, numbers and parameters.
+// statement's keywords: comments, string literals, dollar-quoted strings, numbers and parameters. The
+// statements of a text are split at ';' as psql splits them (outside parentheses, and outside the BEGIN
+// ATOMIC ... END body of CREATE FUNCTION / PROCEDURE). What a routine's body or a DO block does is not looked
+// into (doc/poolers.md, "What the scanner does not look into").
 //
 
 #include "PoolerRefusals.h"
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 namespace BlueTusk {
@@ -18,11 +22,38 @@ namespace Detail {
 namespace {
 
 struct Token
+	/// A slice of the statement's text: no copy (the scanner runs before every statement in transaction
+	/// pooling, doc/performance.md, row 13f).
 {
 	enum Kind { Word, Symbol, Other };
 	Kind kind;
-	std::string text;      /// a word lowercased (a quoted identifier as written); a symbol's character
-	bool quoted = false;   /// a quoted identifier ("..."): a name, never a keyword
+	const char* text;      /// a word as written (compared without regard to case), a quoted identifier's inside
+	std::size_t size;
+	bool quoted;           /// a quoted identifier ("..."): a name, never a keyword
+
+	bool is(const char* lowercase) const
+		/// An unquoted word equal to lowercase, without regard to case.
+	{
+		if (kind != Word || quoted || std::strlen(lowercase) != size) return false;
+		for (std::size_t i = 0; i < size; ++i)
+		{
+			if (std::tolower(static_cast<unsigned char>(text[i])) != lowercase[i]) return false;
+		}
+		return true;
+	}
+
+	bool names(const char* function) const
+		/// A word naming function: unquoted without regard to case, quoted exactly as written.
+	{
+		if (kind != Word) return false;
+		if (!quoted) return is(function);
+		return std::strlen(function) == size && std::memcmp(text, function, size) == 0;
+	}
+
+	bool isSymbol(char symbol) const
+	{
+		return kind == Symbol && text[0] == symbol;
+	}
 };
 
 
@@ -40,15 +71,15 @@ bool isIdentChar(char c)
 
 
 class Lexer
+	/// The tokens of one text, one at a time; next() is false at its end.
 {
 public:
 	explicit Lexer(const std::string& sql): _sql(sql)
 	{
 	}
 
-	std::vector<Token> tokens()
+	bool next(Token& token)
 	{
-		std::vector<Token> out;
 		while (_pos < _sql.size())
 		{
 			const char c = _sql[_pos];
@@ -56,17 +87,21 @@ public:
 			else if (startsWith("--")) skipLineComment();
 			else if (startsWith("/*")) skipBlockComment();
 			else if (c == '\'') skipString(false);
-			else if (c == '"') out.push_back(quotedIdentifier());
+			else if (c == '"') return quotedIdentifier(token);
 			else if (c == '$' && dollarTagAt(_pos) > 0) skipDollarQuoted();
-			else if (isIdentStart(c)) word(out);
-			else if (std::isdigit(static_cast<unsigned char>(c)) || c == '$') number(out);
+			else if (isIdentStart(c))
+			{
+				if (word(token)) return true;
+			}
+			else if (std::isdigit(static_cast<unsigned char>(c)) || c == '$') return number(token);
 			else
 			{
-				out.push_back({Token::Symbol, std::string(1, c)});
+				token = {Token::Symbol, _sql.data() + _pos, 1, false};
 				++_pos;
+				return true;
 			}
 		}
-		return out;
+		return false;
 	}
 
 private:
@@ -116,23 +151,23 @@ private:
 		}
 	}
 
-	Token quotedIdentifier()
+	bool quotedIdentifier(Token& token)
+		/// Its inside as written: a doubled quote stays doubled (no refused name has one).
 	{
-		std::string name;
-		++_pos;
+		const std::size_t start = ++_pos;
+		std::size_t end = _sql.size();
 		while (_pos < _sql.size())
 		{
-			const char c = _sql[_pos++];
-			if (c == '"')
+			if (_sql[_pos++] != '"') continue;
+			if (_pos < _sql.size() && _sql[_pos] == '"') ++_pos;
+			else
 			{
-				if (_pos < _sql.size() && _sql[_pos] == '"') ++_pos;
-				else break;
+				end = _pos - 1;
+				break;
 			}
-			name += c;
 		}
-		Token token{Token::Word, name};
-		token.quoted = true;
-		return token;
+		token = {Token::Word, _sql.data() + start, end - start, true};
+		return true;
 	}
 
 	std::size_t dollarTagAt(std::size_t at) const
@@ -149,36 +184,36 @@ private:
 	void skipDollarQuoted()
 	{
 		const std::size_t length = dollarTagAt(_pos);
-		const std::string tag = _sql.substr(_pos, length);
-		const std::size_t end = _sql.find(tag, _pos + length);
+		const std::size_t end = _sql.find(_sql.data() + _pos, _pos + length, length);
 		_pos = end == std::string::npos ? _sql.size() : end + length;
 	}
 
-	void word(std::vector<Token>& out)
+	bool word(Token& token)
+		/// False for a string constant with a prefix (skipped).
 	{
 		const std::size_t start = _pos;
 		while (_pos < _sql.size() && isIdentChar(_sql[_pos])) ++_pos;
-		std::string text = _sql.substr(start, _pos - start);
-		for (char& c: text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+		token = {Token::Word, _sql.data() + start, _pos - start, false};
 		if (_pos < _sql.size() && _sql[_pos] == '\'')
 		{
 			// A string constant with a prefix: E'...' (backslash escapes), B'', X'', N''; U&'' is the word
 			// "u" and the symbol "&" before the quote (its escapes are not backslashes).
-			if (text == "e" || text == "b" || text == "x" || text == "n")
+			if (token.is("e") || token.is("b") || token.is("x") || token.is("n"))
 			{
-				skipString(text == "e");
-				return;
+				skipString(token.is("e"));
+				return false;
 			}
 		}
-		out.push_back({Token::Word, text});
+		return true;
 	}
 
-	void number(std::vector<Token>& out)
+	bool number(Token& token)
 		/// A number or a parameter ($1): digits, letters, dots (1.5e3, 0x1F).
 	{
-		++_pos;
+		const std::size_t start = _pos++;
 		while (_pos < _sql.size() && (std::isalnum(static_cast<unsigned char>(_sql[_pos])) || _sql[_pos] == '.' || _sql[_pos] == '_')) ++_pos;
-		out.push_back({Token::Other, std::string()});
+		token = {Token::Other, _sql.data() + start, _pos - start, false};
+		return true;
 	}
 
 	const std::string& _sql;
@@ -191,13 +226,13 @@ using Tokens = std::vector<Token>;
 
 bool isKeyword(const Tokens& tokens, std::size_t i, const char* keyword)
 {
-	return i < tokens.size() && tokens[i].kind == Token::Word && !tokens[i].quoted && tokens[i].text == keyword;
+	return i < tokens.size() && tokens[i].is(keyword);
 }
 
 
 bool isSymbol(const Tokens& tokens, std::size_t i, char symbol)
 {
-	return i < tokens.size() && tokens[i].kind == Token::Symbol && tokens[i].text[0] == symbol;
+	return i < tokens.size() && tokens[i].isSymbol(symbol);
 }
 
 
@@ -287,7 +322,7 @@ PoolerRefusal refuseCreate(const Tokens& s)
 		if (containsSequence(s, i, "on", "commit", "drop")) return {};
 		return temporaryRefusal("CREATE TEMPORARY TABLE without ON COMMIT DROP");
 	}
-	std::string kind = i < s.size() ? s[i].text : std::string();
+	std::string kind = i < s.size() ? std::string(s[i].text, s[i].size) : std::string();
 	for (char& c: kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
 	return temporaryRefusal("CREATE TEMPORARY " + kind);
 }
@@ -320,7 +355,7 @@ bool setConfigIsSession(const Tokens& s, std::size_t open)
 		if (depth == 1 && isSymbol(s, i, ',')) ++argument;
 		else if (depth >= 1 && argument == 2 && !(depth == 1 && isSymbol(s, i, '('))) third.push_back(&s[i]);
 	}
-	return third.size() == 1 && third.front()->kind == Token::Word && !third.front()->quoted && third.front()->text == "false";
+	return third.size() == 1 && third.front()->is("false");
 }
 
 
@@ -333,11 +368,20 @@ PoolerRefusal refuseFunctions(const Tokens& s)
 		if (s[i].kind != Token::Word || !isSymbol(s, i + 1, '(')) continue;
 		for (const char* lock: LOCKS)
 		{
-			if (s[i].text == lock) return advisoryLockRefusal(lock);
+			if (s[i].names(lock)) return advisoryLockRefusal(lock);
 		}
-		if (s[i].text == "set_config" && setConfigIsSession(s, i + 1)) return setRefusal("set_config(..., false)");
+		if (s[i].names("set_config") && setConfigIsSession(s, i + 1)) return setRefusal("set_config(..., false)");
 	}
 	return {};
+}
+
+
+bool definesRoutine(const Tokens& s)
+	/// CREATE [OR REPLACE] FUNCTION | PROCEDURE: its body (dollar-quoted, a string, BEGIN ATOMIC ... END or
+	/// RETURN ...) runs when the routine is called, in the caller's transaction, not now.
+{
+	const std::size_t i = isKeyword(s, 1, "or") && isKeyword(s, 2, "replace") ? 3 : 1;
+	return isKeyword(s, 0, "create") && (isKeyword(s, i, "function") || isKeyword(s, i, "procedure"));
 }
 
 
@@ -348,6 +392,7 @@ PoolerRefusal refuseStatement(const Tokens& s)
 	if (isKeyword(s, 0, "set")) return refuseSet(s);
 	if (isKeyword(s, 0, "declare")) return refuseDeclare(s);
 	if (isKeyword(s, 0, "prepare") && !isKeyword(s, 1, "transaction")) return prepareRefusal();
+	if (definesRoutine(s)) return {};
 	if (isKeyword(s, 0, "create"))
 	{
 		PoolerRefusal refusal = refuseCreate(s);
@@ -359,22 +404,71 @@ PoolerRefusal refuseStatement(const Tokens& s)
 	return refuseFunctions(s);
 }
 
+
+bool followedBy(const char* text, std::size_t at, std::size_t size, const char* rest)
+	/// text[at...] continues with rest (lowercase letters), without regard to case.
+{
+	for (; *rest; ++rest, ++at)
+	{
+		if (at >= size || static_cast<char>(text[at] | 0x20) != *rest) return false;
+	}
+	return true;
+}
+
+
 } // namespace
+
+
+bool mayBeRefused(const std::string& sql)
+	// LISTEN, SET, set_config, the advisory locks, TEMP, HOLD, PREPARE: a few instructions per character,
+	// so the usual statement does not pay for the lexer (doc/performance.md, row 13f).
+{
+	const char* text = sql.data();
+	const std::size_t size = sql.size();
+	for (std::size_t at = 0; at < size; ++at)
+	{
+		switch (text[at] | 0x20)   // a letter's lower case; no other character maps onto one of these
+		{
+		case 'l': if (followedBy(text, at + 1, size, "isten")) return true; break;
+		case 's': if (followedBy(text, at + 1, size, "et")) return true; break;
+		case 'a': if (followedBy(text, at + 1, size, "dvisory")) return true; break;
+		case 't': if (followedBy(text, at + 1, size, "emp")) return true; break;
+		case 'h': if (followedBy(text, at + 1, size, "old")) return true; break;
+		case 'p': if (followedBy(text, at + 1, size, "repare")) return true; break;
+		default: break;
+		}
+	}
+	return false;
+}
 
 
 PoolerRefusal findPoolerRefusal(const std::string& sql)
 {
-	const Tokens tokens = Lexer(sql).tokens();
+	if (!mayBeRefused(sql)) return {};
+	Lexer lexer(sql);
 	Tokens statement;
-	for (std::size_t i = 0; i <= tokens.size(); ++i)
+	Token token{Token::Other, nullptr, 0, false};
+	int parentheses = 0;
+	int blocks = 0;   // BEGIN (ATOMIC) ... END of a routine's body, and CASE ... END inside it (as psql splits)
+	bool more = true;
+	while (more)
 	{
-		if (i == tokens.size() || isSymbol(tokens, i, ';'))
+		more = lexer.next(token);
+		if (more && !(token.isSymbol(';') && parentheses == 0 && blocks == 0))
 		{
-			PoolerRefusal refusal = refuseStatement(statement);
-			if (refusal.refused()) return refusal;
-			statement.clear();
+			if (token.isSymbol('(')) ++parentheses;
+			else if (token.isSymbol(')') && parentheses > 0) --parentheses;
+			else if (parentheses == 0 && statement.size() >= 2 && definesRoutine(statement))
+			{
+				if (token.is("begin") || (token.is("case") && blocks > 0)) ++blocks;
+				else if (token.is("end") && blocks > 0) --blocks;
+			}
+			statement.push_back(token);
+			continue;
 		}
-		else statement.push_back(tokens[i]);
+		PoolerRefusal refusal = refuseStatement(statement);
+		if (refusal.refused()) return refusal;
+		statement.clear();
 	}
 	return {};
 }
@@ -382,12 +476,10 @@ PoolerRefusal findPoolerRefusal(const std::string& sql)
 
 std::string poolerRefusalMessage(const PoolerRefusal& refusal, const std::string& endpoint, bool detected)
 {
-	std::string message = "Server Pooling=transaction";
-	if (detected) message += " (Server Pooling=auto found " + endpoint + " behind a transaction pooler)";
-	message += ": " + refusal.feature + " cannot work behind a transaction pooler";
-	if (!detected) message += " (" + endpoint + ")";
-	message += ": " + refusal.reason + "; " + refusal.instead + " (doc/poolers.md). Nothing was sent.";
-	return message;
+	// "server <endpoint>", as the query paths name a server (BlueTuskException::addContext() adds no second one).
+	return std::string("Server Pooling=transaction") + (detected ? " (Server Pooling=auto found the transaction pooler)" : "") +
+		": " + refusal.feature + " cannot work behind a transaction pooler (server " + endpoint + "): " + refusal.reason + "; " +
+		refusal.instead + " (doc/poolers.md). Nothing was sent.";
 }
 
 std::string startupParameterHint(const std::string& serverMessage)

@@ -41,13 +41,23 @@ BlueTusk_Transport_API PoolerRefusal findPoolerRefusal(const std::string& sql);
 	/// TRANSACTION). Comments (-- and
 	/// nested /* */), string literals ('', E'', U&''), dollar-quoted strings ($$, $tag$) and quoted
 	/// identifiers are skipped (a quoted identifier still names a function: "pg_advisory_lock"(1) is
-	/// found). Keywords are matched without regard to case. Thread-safe (no state); never throws but
-	/// std::bad_alloc.
+	/// found), so a DO block's body is not looked into; CREATE [OR REPLACE] FUNCTION / PROCEDURE is never
+	/// refused (its body, BEGIN ATOMIC ... END included, runs when called). Keywords are matched without
+	/// regard to case. A text with none of the words a refusal needs costs one pass and no allocation.
+	/// Thread-safe (no state); never throws but std::bad_alloc.
+
+BlueTusk_Transport_API bool mayBeRefused(const std::string& sql);
+	/// False when findPoolerRefusal(sql) is sure to find nothing: sql holds none of the words a refusal
+	/// needs (listen, set, advisory, temp, hold, prepare, without regard to case, also inside longer
+	/// words). One pass over the characters, no allocation. Thread-safe.
 
 std::string poolerRefusalMessage(const PoolerRefusal& refusal, const std::string& endpoint, bool detected);
 	/// The message of the BlueTuskUsageException that refuses it on a session to endpoint ("host:port"):
-	/// names the keyword Server Pooling=transaction, the feature, why and what to use instead; detected:
-	/// Server Pooling=auto found the pooler (the message says so). Contains no SQL text (it may hold secrets).
+	/// "Server Pooling=transaction[ (Server Pooling=auto found the transaction pooler)]: <feature> cannot
+	/// work behind a transaction pooler (server <endpoint>): <why>; <instead> (doc/poolers.md). Nothing was
+	/// sent." (detected: Server Pooling=auto found the pooler). The endpoint appears once, as "server
+	/// host:port", so the query paths' context (BlueTuskException::addContext) adds no second one. Contains
+	/// no SQL text (it may hold secrets).
 
 std::string startupParameterHint(const std::string& serverMessage);
 	/// For a startup error whose message is a pooler's "unsupported startup parameter: ..." (PgBouncer

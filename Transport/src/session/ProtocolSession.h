@@ -268,6 +268,11 @@ private:
 		/// Sends what the writer holds and reads the answer up to ReadyForQuery; with a deferred DISCARD
 		/// ALL in front (writePendingReset()), reads its answer first. columns: the RowDescription of a
 		/// prepared statement executed without Describe (its rows arrive without one).
+	void runCycle(std::vector<QueryResult>& results, const std::vector<ColumnDescription>* columns = nullptr);
+		/// runCycle() into results (cleared first; its capacity kept): the one-result paths pass
+		/// _cycleResults and allocate no vector per command (doc/performance.md, row 13f).
+	QueryResult runCycleForOne(const std::vector<ColumnDescription>* columns = nullptr);
+		/// runCycle() of a command with at most one result: that result (empty when none came).
 	void hintRows(const std::string& sql);
 		/// Sets _rowsHint for sql: the row count of its previous run when that was large (rememberRows()),
 		/// so readCycle() reserves the rows vector once instead of growing it (doc/performance.md, "Pass 3").
@@ -275,6 +280,8 @@ private:
 		/// Remembers sql's row count when its first result had at least 1,024 rows; forgets it when fewer.
 	std::vector<QueryResult> readCycle(const std::vector<ColumnDescription>* columns = nullptr);
 		/// Reads one answer up to ReadyForQuery; throws its ErrorResponse as BlueTuskServerException.
+	void readCycle(std::vector<QueryResult>& results, const std::vector<ColumnDescription>* columns);
+		/// readCycle() into results (cleared first).
 	template <typename OnMessage>
 	void readToReady(const char* during, OnMessage&& onMessage);
 		/// The one reader of backend messages up to ReadyForQuery (defined in src/session/ReadyReader.h),
@@ -460,6 +467,8 @@ private:
 	std::size_t _explicitStatements = 0;               /// prepare()d and not unprepare()d
 	bool _transactionPooling = false;                   /// Server Pooling=transaction (setTransactionPooling())
 	bool _autoPooling = false;                          /// Server Pooling=auto: follow the sign of a transaction pooler
+	std::vector<QueryResult> _cycleResults;            /// runCycleForOne()'s results, their capacity kept between commands
+	mutable std::string _allowedBehindPooler;          /// the last text refuseBehindPooler() let pass
 	Poco::UInt64 _poolerGeneration = 0;                 /// Detail::transactionPoolerGeneration() when last followed
 	StatementStatistics _statementStatistics;
 	std::shared_ptr<StatementCounters> _statementCounters;

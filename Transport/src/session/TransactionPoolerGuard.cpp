@@ -17,6 +17,9 @@ namespace BlueTusk {
 
 namespace {
 
+const std::size_t MAX_REMEMBERED_TEXT = 65536;   // a longer text is scanned each time rather than kept twice
+
+
 bool endsTransaction(const std::string& commandTag)
 	/// COMMIT (also END's tag), ROLLBACK (also ABORT's), PREPARE TRANSACTION, COMMIT PREPARED, ...
 {
@@ -29,9 +32,16 @@ bool endsTransaction(const std::string& commandTag)
 
 void ProtocolSession::refuseBehindPooler(const std::string& sql) const
 {
-	if (!_transactionPooling) return;
-	const Detail::PoolerRefusal refusal = Detail::findPoolerRefusal(sql);
-	if (refusal.refused()) throw BlueTuskUsageException(Detail::poolerRefusalMessage(refusal, _endpoint.toString(), _autoPooling));
+	// Every statement in transaction pooling comes here: the text just allowed again costs a comparison,
+	// one without the words a refusal needs a pass over its characters, and only the rest the lexer
+	// (doc/performance.md, row 13f).
+	if (!_transactionPooling || sql == _allowedBehindPooler) return;
+	if (Detail::mayBeRefused(sql))
+	{
+		const Detail::PoolerRefusal refusal = Detail::findPoolerRefusal(sql);
+		if (refusal.refused()) throw BlueTuskUsageException(Detail::poolerRefusalMessage(refusal, _endpoint.toString(), _autoPooling));
+	}
+	if (sql.size() <= MAX_REMEMBERED_TEXT) _allowedBehindPooler = sql;
 }
 
 

@@ -90,8 +90,12 @@ public:
 		}
 		catch (const BlueTuskUsageException& exc)
 		{
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("Server Pooling=transaction (Server Pooling=auto found " +
-				poolerEndpoint() + " behind a transaction pooler): LISTEN cannot work") == 0);
+			const std::string message = exc.message();
+			CPPUNIT_ASSERT_MESSAGE(message, message.find("Server Pooling=transaction (Server Pooling=auto found the transaction pooler): "
+				"LISTEN cannot work behind a transaction pooler (server " + poolerEndpoint() + "): ") == 0);
+			CPPUNIT_ASSERT_MESSAGE(message, message.find(poolerEndpoint()) == message.rfind(poolerEndpoint()));   // once, with the context
+			const std::string end = " (doc/poolers.md). Nothing was sent.";
+			CPPUNIT_ASSERT_MESSAGE(message, message.compare(message.size() - end.size(), end.size(), end) == 0);
 		}
 	}
 

@@ -4,7 +4,9 @@
 // What cannot work behind a transaction pooler is refused before it is sent (session/PoolerRefusals.h,
 // doc/poolers.md): through node 1's PgBouncer with Server Pooling=transaction, each feature on each statement
 // path, the NotificationListener; what stays allowed there (SET LOCAL, the _xact_ locks, ON COMMIT DROP in a
-// transaction block, RESET, read your writes); and the same statements not refused with Server Pooling=session.
+// transaction block, RESET, read your writes); what the scanner does not look into (a function's body, a DO
+// block, COPY data); the message's exact shape (the endpoint once, on the paths that add the server as context
+// too); and the same statements not refused with Server Pooling=session.
 //
 
 #include "BlueTusk/BlueTuskConnection.h"
@@ -66,12 +68,22 @@ std::string refusal(const std::function<void()>& run)
 
 
 void assertRefused(const std::string& message, const std::string& feature, const std::string& where)
+	/// "Server Pooling=transaction: <feature> cannot work behind a transaction pooler (server 127.0.0.1:<port>):
+	/// <why>; <instead> (doc/poolers.md). Nothing was sent.": the keyword, the feature and node 1's PgBouncer,
+	/// each once, and no secret.
 {
+	const std::string endpoint = "127.0.0.1:" + std::to_string(poolerPort());
+	const std::string end = " (doc/poolers.md). Nothing was sent.";
 	CPPUNIT_ASSERT_MESSAGE(where + ": not refused", !message.empty());
-	CPPUNIT_ASSERT_MESSAGE(message, message.find("Server Pooling=transaction") == 0);
-	CPPUNIT_ASSERT_MESSAGE(message, message.find(feature + " cannot work behind a transaction pooler") != std::string::npos);
-	CPPUNIT_ASSERT_MESSAGE(message, message.find("Nothing was sent.") != std::string::npos);
-	CPPUNIT_ASSERT_MESSAGE(message, message.find(cluster().password) == std::string::npos);
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.find("Server Pooling=transaction: ") == 0);
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.rfind("Server Pooling") == 0);
+	const std::size_t named = message.find(feature + " cannot work behind a transaction pooler (server " + endpoint + "): ");
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, named != std::string::npos && named <= std::string("Server Pooling=transaction: the session-level advisory lock ").size());
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.find(endpoint) == message.rfind(endpoint));
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.find(feature) == message.rfind(feature) || feature == "LISTEN");
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.size() > end.size() && message.compare(message.size() - end.size(), end.size(), end) == 0);
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.find(cluster().password) == std::string::npos);
+	CPPUNIT_ASSERT_MESSAGE(where + ": " + message, message.find("bt_refusal") == std::string::npos);   // no SQL text
 }
 
 } // namespace
@@ -83,6 +95,8 @@ class PoolerRefusalTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testRefusedOnEveryPath);
 	CPPUNIT_TEST(testNothingSent);
 	CPPUNIT_TEST(testNotificationListenerRefused);
+	CPPUNIT_TEST(testRefusedThroughConnection);
+	CPPUNIT_TEST(testBodiesAndCopyDataNotRefused);
 	CPPUNIT_TEST(testAllowedBehindPooler);
 	CPPUNIT_TEST(testNotRefusedWithSessionPooling);
 	CPPUNIT_TEST(testReadYourWritesBehindPooler);
@@ -133,6 +147,44 @@ public:
 		NotificationListener listener(throughPooler("127.0.0.1", "Server Pooling=transaction"));
 		assertRefused(refusal([&] { listener.listen("bt_refusal"); }), "LISTEN", "NotificationListener::listen");
 		CPPUNIT_ASSERT(listener.channels().empty());
+	}
+
+	void testRefusedThroughConnection()
+		/// BlueTuskConnection's executeSimple() and execute() name the server of an error as context: a
+		/// refusal still names the endpoint once. COPY's statement is refused like any other.
+	{
+		BlueTuskConnection connection = BlueTuskConnection::open(throughPooler("127.0.0.1", "Server Pooling=transaction"));
+		for (const Refused& refused: refusedStatements())
+		{
+			assertRefused(refusal([&] { connection.executeSimple(refused.sql); }), refused.feature, "connection.executeSimple " + refused.sql);
+			assertRefused(refusal([&] { connection.execute(refused.sql); }), refused.feature, "connection.execute " + refused.sql);
+			assertRefused(refusal([&] { connection.query(refused.sql); }), refused.feature, "connection.query " + refused.sql);
+		}
+		assertRefused(refusal([&] { connection.session().copyOut("COPY (SELECT pg_advisory_lock(4711)) TO STDOUT", [](const char*, std::size_t) {}); }),
+			"pg_advisory_lock()", "copyOut");
+		CPPUNIT_ASSERT_EQUAL(2, connection.query("SELECT 1 + 1").row(0).get<int>(0));
+	}
+
+	void testBodiesAndCopyDataNotRefused()
+		/// Defining a function (its body runs when called), a DO block and COPY data are not looked into:
+		/// each runs through the PgBouncer with Server Pooling=transaction. The bodies' refusable words never run.
+	{
+		BlueTuskConnection connection = BlueTuskConnection::open(throughPooler("127.0.0.1", "Server Pooling=transaction"));
+		connection.executeSimple("CREATE OR REPLACE FUNCTION bt_refusal_body() RETURNS int LANGUAGE plpgsql AS $$ BEGIN "
+			"IF false THEN SET search_path TO public; LISTEN bt_refusal; PERFORM pg_advisory_lock(4711); END IF; RETURN 7; END $$");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(7), connection.query("SELECT bt_refusal_body()").row(0).get<Poco::Int32>(0));
+		connection.executeSimple("CREATE OR REPLACE FUNCTION bt_refusal_atomic() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; "
+			"SELECT CASE WHEN false THEN pg_try_advisory_lock(4711)::int ELSE 8 END; END");
+		CPPUNIT_ASSERT_EQUAL(Poco::Int32(8), connection.query("SELECT bt_refusal_atomic()").row(0).get<Poco::Int32>(0));
+		connection.executeSimple("DO $$ BEGIN IF false THEN LISTEN bt_refusal; SET search_path TO public; END IF; END $$");
+		connection.executeSimple("DROP TABLE IF EXISTS bt_refusal_copy; CREATE TABLE bt_refusal_copy (a text)");
+		auto copy = connection.session().copyIn("COPY bt_refusal_copy (a) FROM STDIN (FORMAT csv)");
+		const std::string data = "LISTEN bt_refusal\n\"SET search_path TO public; SELECT pg_advisory_lock(1)\"\nDECLARE c CURSOR WITH HOLD\n";
+		copy->write(data.data(), data.size());
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(3), copy->finish());
+		CPPUNIT_ASSERT_EQUAL(Poco::Int64(3), connection.query("SELECT count(*) FROM bt_refusal_copy WHERE a ~ '^(LISTEN|SET|DECLARE)'")
+			.row(0).get<Poco::Int64>(0));
+		connection.executeSimple("DROP TABLE bt_refusal_copy; DROP FUNCTION bt_refusal_body(); DROP FUNCTION bt_refusal_atomic()");
 	}
 
 	void testAllowedBehindPooler()

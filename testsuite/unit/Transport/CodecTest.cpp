@@ -59,6 +59,7 @@ class CodecTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPasswordAndSaslMessages);
 	CPPUNIT_TEST(testNulRejected);
 	CPPUNIT_TEST(testUnnamedQuery);
+	CPPUNIT_TEST(testTypedBindAndExecuteUnnamed);
 	CPPUNIT_TEST(testReaderFraming);
 	CPPUNIT_TEST(testReaderViews);
 	CPPUNIT_TEST(testReaderLimits);
@@ -164,6 +165,35 @@ public:
 		CPPUNIT_ASSERT(writer.empty());   // checked before anything is written
 		CPPUNIT_ASSERT_THROW(writer.unnamedQuery("SELECT 1", std::vector<FieldValue>(65536, std::string("1"))), BlueTuskProtocolException);
 		CPPUNIT_ASSERT(writer.empty());
+	}
+
+	void testTypedBindAndExecuteUnnamed()
+		/// The one-growth writers of the unnamed-statement path (doc/performance.md, row 13f): the typed
+		/// Bind's bytes, named and unnamed, with a NULL and a binary int4; executeUnnamed() as
+		/// describePortal(""), execute("", 0) and sync(), after what is there; a NUL in a name refused.
+	{
+		MessageWriter writer;
+		writer.query("SELECT 0");
+		writer.bind("", "s1", Parameters{Poco::Int32(41), Parameter::null()}, {23, 25}, {1, 0});
+		CPPUNIT_ASSERT_EQUAL(frame('Q', cstr("SELECT 0")) + frame('B', cstr("") + cstr("s1") + int16(2) + int16(1) + int16(0) + int16(2) +
+			int32(4) + int32(41) + int32(0xFFFFFFFF) + int16(2) + int16(1) + int16(0)), writer.buffer());
+		writer.clear();
+		writer.bind("", "", Parameters{}, {}, {});
+		CPPUNIT_ASSERT_EQUAL(frame('B', cstr("") + cstr("") + int16(0) + int16(0) + int16(0)), writer.buffer());
+		writer.clear();
+		CPPUNIT_ASSERT_THROW(writer.bind("", std::string("s\0", 2), Parameters{}, {}, {}), BlueTuskProtocolException);
+		CPPUNIT_ASSERT(writer.empty());
+		MessageWriter sequence;
+		sequence.sync();
+		sequence.describePortal("");
+		sequence.execute("", 0);
+		sequence.sync();
+		sequence.execute("", 0);
+		sequence.sync();
+		writer.sync();
+		writer.executeUnnamed(true);
+		writer.executeUnnamed(false);
+		CPPUNIT_ASSERT_EQUAL(sequence.buffer(), writer.buffer());
 	}
 
 	void testReaderViews()
