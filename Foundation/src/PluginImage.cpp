@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <elf.h>
 #include <fcntl.h>
 #include <map>
 #include <mutex>
@@ -211,6 +212,33 @@ void checkDeclarations(const PluginImage& image, const std::string& what, const 
 			"; this BlueTusk expects plugin ABI version " + std::to_string(pluginAbiVersion()) + " (rebuild it against this BlueTusk)"));
 }
 
+std::string truncatedImage(const std::string& content)
+	// Why a 64-bit ELF file cannot be mapped whole ("" when it can, or when it is no 64-bit ELF file: dlopen()
+	// refuses those with a message of its own). dlopen() maps each PT_LOAD segment from the file and fills its
+	// tail in memory; a segment reaching past the end of a truncated file (a copy still being written) gets
+	// SIGBUS in the dynamic loader instead of an error, so such a file is refused before it is loaded.
+{
+	if (content.size() < EI_NIDENT || std::memcmp(content.data(), ELFMAG, SELFMAG) != 0 || content[EI_CLASS] != ELFCLASS64)
+		return std::string();
+	if (content.size() < sizeof(Elf64_Ehdr))
+		return "it is " + std::to_string(content.size()) + " bytes, shorter than an ELF header (truncated?)";
+	Elf64_Ehdr header;
+	std::memcpy(&header, content.data(), sizeof(header));
+	const std::uint64_t size = content.size();
+	const std::uint64_t tableEnd = header.e_phoff + std::uint64_t(header.e_phnum) * header.e_phentsize;
+	if (header.e_phentsize < sizeof(Elf64_Phdr) || header.e_phoff > size || tableEnd > size)
+		return "its program header table ends past its " + std::to_string(size) + " bytes (truncated?)";
+	for (unsigned index = 0; index < header.e_phnum; ++index)
+	{
+		Elf64_Phdr segment;
+		std::memcpy(&segment, content.data() + header.e_phoff + std::uint64_t(index) * header.e_phentsize, sizeof(segment));
+		if (segment.p_type == PT_LOAD && (segment.p_offset > size || segment.p_filesz > size - segment.p_offset))
+			return "a segment ends at byte " + std::to_string(segment.p_offset + segment.p_filesz) + " of a " + std::to_string(size)
+				+ "-byte file (truncated, or still being copied?)";
+	}
+	return std::string();
+}
+
 } // namespace
 
 
@@ -262,6 +290,8 @@ PluginImage openPluginImage(const std::string& path, const std::string& what)
 		return loaded->second.image;
 	}
 
+	const std::string truncated = truncatedImage(content);
+	if (!truncated.empty()) throw BlueTuskPluginException(cannotLoad(what, path, "not a whole shared library: " + truncated));
 	const std::string copy = writePrivateCopy(content, Poco::Path(file).getFileName());
 	LoadedImage entry;
 	entry.digest = digest;

@@ -213,6 +213,12 @@ protected:
 			report.error(0, BlueTuskException(std::string("unexpected C++ exception: ") + exc.what()));
 			return EXIT_STATUS_FAILURE;
 		}
+		catch (...)
+		{
+			// A plugin may throw anything (an int, ...): still a failure of the run.
+			report.error(0, BlueTuskException("an exception that is neither a Poco::Exception nor a std::exception"));
+			return EXIT_STATUS_FAILURE;
+		}
 	}
 
 private:

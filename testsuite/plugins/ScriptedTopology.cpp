@@ -3,8 +3,9 @@
 //
 // A site topology source built only for the test suite: "scripted:<file>" reads its members from a file the
 // test rewrites, one line per member: "<host>:<port> <role> [<state>]" (role: primary, standby or unknown).
-// A line "fail <text>" makes the read throw; "delay <ms>" makes it wait first (within the read's timeout,
-// ended by close()). It uses nothing but the public headers, as a site would (doc/plugins.md).
+// A line "fail <text>" makes the read throw a BlueTuskException, "throw-std <text>" a std::runtime_error,
+// "throw-int" an int (what a careless plugin might throw); "delay <ms>" makes it wait first (within the
+// read's timeout, ended by close()). It uses nothing but the public headers, as a site would (doc/plugins.md).
 //
 
 #include "BlueTusk/BlueTuskException.h"
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
@@ -46,6 +48,8 @@ public:
 			words >> first;
 			if (first.empty()) continue;
 			if (first == "fail") throw BlueTusk::BlueTuskException("scripted topology: " + line.substr(5));
+			if (first == "throw-std") throw std::runtime_error("scripted topology: " + line.substr(10));
+			if (first == "throw-int") throw 42;
 			if (first == "delay")
 			{
 				int ms = 0;

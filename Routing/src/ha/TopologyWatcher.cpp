@@ -26,12 +26,26 @@ std::string describe(const std::vector<BlueTuskHostEndpoint>& endpoints)
 	return text.empty() ? std::string("none") : text;
 }
 
+std::string nameOf(const TopologySource& source)
+	// The source's name, asked once: a plugin's name() that throws must not end the watcher's thread.
+{
+	try
+	{
+		return source.name();
+	}
+	catch (...)
+	{
+		return "(a topology source whose name() failed)";
+	}
+}
+
 } // namespace
 
 
 TopologyWatcher::TopologyWatcher(TopologySource::Ptr source, const ConnectionSettings& settings,
 	std::shared_ptr<PoolManager> pools, Publish publish):
 	_source(std::move(source)),
+	_name(nameOf(*_source)),
 	_settings(settings),
 	_pools(std::move(pools)),
 	_publish(std::move(publish))
@@ -111,9 +125,13 @@ void TopologyWatcher::run()
 		try
 		{
 			_source->waitForChange(_settings.topologyRefresh);
+			_waitFailing = false;
 		}
 		catch (...)
 		{
+			if (!_waitFailing) logger().information("topology source %s cannot wait for a change; it is read every %s s instead",
+				_name, std::to_string(_settings.topologyRefresh.totalSeconds()));
+			_waitFailing = true;
 			std::unique_lock<std::mutex> lock(_mutex);
 			_wake.wait_for(lock, std::chrono::microseconds(_settings.topologyRefresh.totalMicroseconds()), [this] { return _stopped.load(); });
 		}
@@ -129,14 +147,14 @@ void TopologyWatcher::readOnce()
 	try
 	{
 		TopologySnapshot snapshot = _source->read(readTimeout(_settings));
-		if (snapshot.members.empty()) throw BlueTuskException("topology source " + _source->name() + " returned no member");
+		if (snapshot.members.empty()) throw BlueTuskException("topology source " + _name + " returned no member");
 		next = membersList(snapshot);
 		{
 			std::lock_guard<std::mutex> lock(_mutex);
 			_snapshot = std::move(snapshot);
 			++_reads;
 		}
-		if (_failing) logger().information("topology source %s answers again", _source->name());
+		if (_failing) logger().information("topology source %s answers again", _name);
 		_failing = false;
 		_everRead = true;
 	}
@@ -148,9 +166,9 @@ void TopologyWatcher::readOnce()
 		}
 		if (_stopped) return;
 		const std::string text = redactor.redact(exc.displayText());
-		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _source->name(),
+		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _name,
 			std::string(_everRead ? "the last members read and the written hosts" : "the written hosts"), text);
-		else if (logger().debug()) logger().debug("topology source %s cannot be read: %s", _source->name(), text);
+		else if (logger().debug()) logger().debug("topology source %s cannot be read: %s", _name, text);
 		_failing = true;
 		next = fallbackList();
 	}
@@ -160,7 +178,19 @@ void TopologyWatcher::readOnce()
 			std::lock_guard<std::mutex> lock(_mutex);
 			++_reads;
 		}
-		if (!_failing) logger().warning("topology source %s failed: %s", _source->name(), redactor.redact(exc.what()));
+		if (!_failing) logger().warning("topology source %s failed: %s", _name, redactor.redact(exc.what()));
+		_failing = true;
+		next = fallbackList();
+	}
+	catch (...)
+	{
+		// A plugin may throw anything; on this thread an escaping exception would end the process.
+		{
+			std::lock_guard<std::mutex> lock(_mutex);
+			++_reads;
+		}
+		if (!_failing) logger().warning("topology source %s failed with an exception that is neither a Poco::Exception nor a "
+			"std::exception (the host list stays the written hosts or the last members read)", _name);
 		_failing = true;
 		next = fallbackList();
 	}
@@ -233,7 +263,7 @@ void TopologyWatcher::publish(const HostListPtr& next)
 	}
 	if (!added.empty() || !removed.empty())
 	{
-		logger().information("topology source %s: host list now %s (added: %s; dropped: %s)", _source->name(),
+		logger().information("topology source %s: host list now %s (added: %s; dropped: %s)", _name,
 			describe(next->endpoints), describe(added), describe(removed));
 	}
 	if (_publish) _publish(next);

@@ -79,6 +79,7 @@ private:
 	void publish(const HostListPtr& next);
 
 	TopologySource::Ptr _source;
+	const std::string _name;                     /// the source's name(), asked once
 	const ConnectionSettings& _settings;
 	std::shared_ptr<PoolManager> _pools;
 	Publish _publish;
@@ -91,6 +92,7 @@ private:
 	Poco::UInt64 _reads = 0;                     /// guarded by _mutex
 	bool _failing = false;                       /// thread only: the last read failed
 	bool _everRead = false;                      /// thread only: a read succeeded once
+	bool _waitFailing = false;                   /// thread only: the last waitForChange() threw
 	std::set<BlueTuskHostEndpoint> _drained;     /// thread only: pools this watcher drained
 	std::thread _thread;
 	std::atomic<bool> _stopped{false};

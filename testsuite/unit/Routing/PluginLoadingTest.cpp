@@ -25,6 +25,8 @@
 #include "PluginErrorText.h"
 #include <cppunit/extensions/HelperMacros.h>
 #include <algorithm>
+#include <cstring>
+#include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -113,6 +115,7 @@ class PluginLoadingTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNonPluginInAPluginPathDirectory);
 	CPPUNIT_TEST(testLibraryOfAnotherFamily);
 	CPPUNIT_TEST(testOverwritingALoadedPlugin);
+	CPPUNIT_TEST(testTruncatedLibraryRefused);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -287,6 +290,41 @@ public:
 		const std::vector<std::string> names = fake.context.policyNames(PolicyFamily::HostOrder);
 		CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "first") == names.end());
 		CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "reverse") != names.end());
+	}
+
+	void testTruncatedLibraryRefused()
+	{
+		// A library cut short (a copy still being written while a process starts) is refused with an error:
+		// dlopen() itself would die of SIGBUS filling a segment that reaches past the end of the file.
+		Poco::TemporaryFile dir;
+		dir.createDirectories();
+		const std::string whole = readFile(std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestReverseHostOrder.so");
+		// Where its last loadable segment ends (debug sections and the section table follow, unneeded by dlopen).
+		Elf64_Ehdr header;
+		std::memcpy(&header, whole.data(), sizeof(header));
+		std::size_t loadEnd = 0;
+		for (unsigned index = 0; index < header.e_phnum; ++index)
+		{
+			Elf64_Phdr segment;
+			std::memcpy(&segment, whole.data() + header.e_phoff + index * header.e_phentsize, sizeof(segment));
+			if (segment.p_type == PT_LOAD) loadEnd = std::max<std::size_t>(loadEnd, segment.p_offset + segment.p_filesz);
+		}
+		CPPUNIT_ASSERT(loadEnd > 1000 && loadEnd <= whole.size());
+		for (const std::size_t size: {loadEnd - 1, loadEnd / 2, std::size_t(100)})
+		{
+			const std::string file = dir.path() + "/libCut" + std::to_string(size) + ".so";
+			{
+				Poco::FileOutputStream out(file);
+				out.write(whole.data(), static_cast<std::streamsize>(size));
+			}
+			FakeRoutingContext fake;
+			const std::string message = messageOf([&] { fake.context.loadPlugin(file); });
+			const std::string expected = "cannot load plugin library \"" + file + "\": not a whole shared library: ";
+			CPPUNIT_ASSERT_MESSAGE(message, message.compare(0, expected.size(), expected) == 0);
+			CPPUNIT_ASSERT_MESSAGE(message, contains(message, "truncated"));
+			const std::vector<std::string> names = fake.context.policyNames(PolicyFamily::HostOrder);
+			CPPUNIT_ASSERT(std::find(names.begin(), names.end(), "reverse") == names.end());
+		}
 	}
 };
 

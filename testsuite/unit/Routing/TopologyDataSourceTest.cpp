@@ -92,6 +92,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testMemberRemovedIsDrained);
 	CPPUNIT_TEST(testMemberReturnsAfterRemoval);
 	CPPUNIT_TEST(testFailingReadsKeepMembersAndSeed);
+	CPPUNIT_TEST(testReadsThrowingAnythingKeepMembersAndSeed);
 	CPPUNIT_TEST(testHintOrdersCandidates);
 	CPPUNIT_TEST(testWrongHintIsNotTrusted);
 	CPPUNIT_TEST(testNewerHintBeatsLearnedRole);
@@ -265,6 +266,25 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), dataSource->open(TargetSessionAttributes::ReadWrite).connectedEndpoint().host());
 		f.members("a:5432 primary\nb:5432 standby\n");
 		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+	}
+
+	void testReadsThrowingAnythingKeepMembersAndSeed()
+	{
+		// A source throwing a std::exception or something that is no exception class at all (an int) fails
+		// that read like any other: the process goes on, the host list falls back, the next good read counts.
+		TopologyFixture f;
+		f.world->script("x:5432", FakeHost::refused());
+		f.members("a:5432 primary\nb:5432 standby\n");
+		auto dataSource = f.create("x");
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		for (const std::string& failure: {std::string("throw-int\n"), std::string("throw-std the manager is down\n")})
+		{
+			f.members(failure);
+			CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b,x"; }));
+			CPPUNIT_ASSERT_EQUAL(std::string("a"), dataSource->open(TargetSessionAttributes::ReadWrite).connectedEndpoint().host());
+			f.members("a:5432 primary\nb:5432 standby\n");
+			CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,b"; }));
+		}
 	}
 
 	void testHintOrdersCandidates()
