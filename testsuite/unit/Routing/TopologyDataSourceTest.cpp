@@ -220,6 +220,8 @@ public:
 
 		f.members("a:5432 primary\nc:5432 standby\n");
 		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a,c"; }));
+		// The watcher publishes the new list, then drains the dropped member's pool: wait for the drain.
+		CPPUNIT_ASSERT(within([&] { return dataSource->getHostPoolStatistics().at(BlueTuskHostEndpoint("b", 5432)).draining; }));
 		// The idle session closed at once, the leased one is still out (no lease lost) and still listed.
 		auto statistics = dataSource->getHostPoolStatistics();
 		const PoolStatistics b = statistics.at(BlueTuskHostEndpoint("b", 5432));
