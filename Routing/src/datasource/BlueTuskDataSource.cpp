@@ -14,6 +14,7 @@
 #include "ha/HealthMonitor.h"
 #include "ha/Rebalancer.h"
 #include "router/Router.h"
+#include "router/PolicyCallBound.h"
 #include "TopologyOnce.h"
 #include "ha/TopologyWatcher.h"
 #include "Poco/Exception.h"
@@ -25,6 +26,7 @@
 #include <deque>
 #include <time.h>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 namespace BlueTusk {
@@ -268,6 +270,9 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	_impl(std::make_shared<Impl>(settings, connector))
 {
 	RoutingContext& c = _impl->connector;
+	// The site target-session calls of the creation (needsRole(), classify(role) below) are bounded by Timeout
+	// (PolicyCallBound.h; 15 s with Timeout=0).
+	Detail::PolicyDeadline::Scope policyDeadline(Detail::PolicyDeadline::forCheckout(Poco::Timespan(), settings.connectTimeout, settings.redactor()));
 	EvictionPolicy::Ptr eviction;
 	EvictionPolicy::Ptr fallbackEviction;
 	try
@@ -416,6 +421,10 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	const Lsn own = _impl->settings->readYourWrites ? _impl->freshness.token() : Lsn();
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
 	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
+	// A site target's calls before the Router's (needsRole() here) are bounded by the checkout's deadline too.
+	std::optional<Detail::PolicyDeadline::Scope> siteDeadline;
+	if (site) siteDeadline.emplace(Detail::PolicyDeadline::forCheckout(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout,
+		_impl->settings->redactor()));
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	// Without a topology source the path is fixed and read without a lock or a reference count; with one,
 	// the current list's path is held for the duration of the checkout.

@@ -10,6 +10,8 @@
 #include "ha/HealthMonitor.h"
 #include "router/HostStateRegistry.h"
 #include "router/TargetSessionCall.h"
+#include "router/PolicyCallBound.h"
+#include "router/HostOrderCall.h"
 #include "Poco/Logger.h"
 #include "Poco/Path.h"
 #include "Poco/SharedLibrary.h"
@@ -184,6 +186,23 @@ struct RoutingContext::Impl
 	}
 
 	template <class Base>
+	static void checkName(PolicyFamily family, const std::string& registered, const std::shared_ptr<Base>& policy, const char* library)
+		/// Asks a new object's name() once, bounded (PolicyCallBound.h, 15 s): what it throws, or a name()
+		/// that does not return, is a BlueTuskPluginException (logged once) naming the family, the name it
+		/// is registered under and its library, instead of an exception of the plugin's own escaping create().
+		/// A standard policy (its code in library) is not asked.
+	{
+		if (Detail::codeIsInLibrary(policy.get(), library)) return;
+		const auto description = [family, registered, policy]() { return describePolicy(toString(family), [&registered]() { return registered; }, policy.get()); };
+		std::exception_ptr thrown;
+		Detail::PolicyCallBound::call<std::string>([policy]() { return policy->name(); }, Detail::PolicyCallLimit(), description, "name()", thrown);
+		if (!thrown) return;
+		const std::string message = description() + " failed in name(): " + describeThrown(thrown);
+		Poco::Logger::get("BlueTusk.Routing").error(message);
+		throw BlueTuskPluginException(message);
+	}
+
+	template <class Base>
 	std::shared_ptr<Base> lookup(PluginRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
 		PolicyFamily family, const std::string& requested, const char* library, bool fresh,
 		std::shared_ptr<Base> (*wrap)(std::shared_ptr<Base>) = nullptr)
@@ -214,6 +233,7 @@ struct RoutingContext::Impl
 			throw BlueTuskPluginException(notFoundMessage(family, name, registry.names(), library));
 		}
 		std::shared_ptr<Base> policy = registry.create(name);
+		checkName(family, name, policy, library);
 		if (wrap) policy = wrap(std::move(policy));
 		if (!fresh)
 		{

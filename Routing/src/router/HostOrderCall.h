@@ -23,20 +23,21 @@ class HostOrderCall
 	/// Calls plan() for one pass of the router. No lock is held by the caller.
 	///
 	/// The standard policies (their code in the standard host-order library) are called on the caller's
-	/// thread. Any other policy is called on a helper thread, and the caller waits for it until the
-	/// checkout's deadline (Checkout Timeout from the start of the checkout; with Checkout Timeout=0, Timeout,
-	/// else 15 s; never less than 100 ms, so that the passes of Failover Timeout after the checkout's
-	/// deadline still call it): a synchronous call cannot be interrupted, so at the deadline the caller stops waiting,
-	/// the late call's result is dropped when it comes, and the checkout fails. At most MAX_LATE_CALLS late
-	/// calls may still be running (process-wide); past that, plan() is not called and the checkout fails at
-	/// once. Thread-safe.
+	/// thread. Any other policy is called through PolicyCallBound (PolicyCallBound.h): on a helper thread,
+	/// and the caller waits for it until the checkout's deadline (Checkout Timeout from the start of the
+	/// checkout; with Checkout Timeout=0, Timeout, else 15 s; never less than 100 ms, so that the passes of
+	/// Failover Timeout after the checkout's deadline still call it): a synchronous call cannot be
+	/// interrupted, so at the deadline the caller stops waiting, the late call's result is dropped when it
+	/// comes, and the checkout fails. At most PolicyCallBound::MAX_CALLS site policy calls run at once
+	/// (process-wide, counted when they start); when all of them are late, plan() is not called and the
+	/// checkout fails at once. Thread-safe.
 	///
 	/// Every failure is logged (error, BlueTusk.Routing) and thrown as a BlueTuskPluginException naming the
 	/// family, the policy and its library: plan() threw (a Poco or std::exception or anything else), it did
 	/// not return in time (with the time waited), or too many late calls are running.
 {
 public:
-	static const int MAX_LATE_CALLS = 16;
+	static const int MAX_LATE_CALLS = 16;   /// PolicyCallBound::MAX_CALLS
 
 	static HostOrderPlan plan(const HostOrderPolicy::Ptr& policy, const std::vector<HostCandidate>& candidates,
 		Poco::Timestamp deadline, const ConnectionSettings& settings);

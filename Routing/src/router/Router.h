@@ -17,6 +17,7 @@
 #include "BlueTusk/PoolManager.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "HostListSnapshot.h"
+#include "PolicyCallBound.h"
 #include "Poco/Exception.h"
 #include "Poco/Timestamp.h"
 #include <memory>
@@ -141,6 +142,7 @@ private:
 	const ConnectionSettings& _settings;
 	const std::vector<BlueTuskHostEndpoint>& _endpoints; /// _request.hosts' endpoints, else the settings' ones
 	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
+	PolicyDeadline::Scope _policyDeadline; /// the checkout's deadline for the site target-session calls, from here on
 	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
 	const bool _needsRole;            /// the target's needsRole(), asked once, before any session is held (a
 	                                  /// site policy's call may throw: TargetSessionCall.h)

@@ -9,6 +9,7 @@
 
 #include "TargetSessionCall.h"
 #include "HostOrderCall.h"
+#include "PolicyCallBound.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "Poco/Exception.h"
@@ -39,15 +40,15 @@ GuardedTargetSessionPolicy::GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr 
 	}
 	catch (...)
 	{
-		fail("name()");
+		fail("name()", std::current_exception());
 	}
 	_description = describePolicy("target session", [this]() { return _name; }, _policy.get());
 }
 
 
-void GuardedTargetSessionPolicy::fail(const std::string& call) const
+void GuardedTargetSessionPolicy::fail(const std::string& call, const std::exception_ptr& thrown) const
 {
-	const std::string message = _description + " failed in " + call + ": " + describeThrown(std::current_exception());
+	const std::string message = _description + " failed in " + call + ": " + describeThrown(thrown);
 	targetCallLogger().error(message);
 	throw BlueTuskPluginException(message);
 }
@@ -59,42 +60,37 @@ std::string GuardedTargetSessionPolicy::name() const
 }
 
 
+template <class R>
+R GuardedTargetSessionPolicy::bounded(std::function<R()> call, const std::string& function) const
+{
+	std::exception_ptr thrown;
+	const std::string description = _description;
+	const R result = PolicyCallBound::call<R>(std::move(call), PolicyDeadline::current(), [description]() { return description; },
+		function, thrown);
+	if (thrown) fail(function, thrown);
+	return result;
+}
+
+
 bool GuardedTargetSessionPolicy::needsRole() const
 {
-	try
-	{
-		return _policy->needsRole();
-	}
-	catch (...)
-	{
-		fail("needsRole()");
-	}
+	TargetSessionPolicy::Ptr policy = _policy;
+	return bounded<bool>([policy]() { return policy->needsRole(); }, "needsRole()");
 }
 
 
 RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role) const
 {
-	try
-	{
-		return _policy->classify(role);
-	}
-	catch (...)
-	{
-		fail("classify(" + toString(role) + ")");
-	}
+	TargetSessionPolicy::Ptr policy = _policy;
+	return bounded<RoleVerdict>([policy, role]() { return policy->classify(role); }, "classify(" + toString(role) + ")");
 }
 
 
 RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role, const BlueTuskHostEndpoint& endpoint) const
 {
-	try
-	{
-		return _policy->classify(role, endpoint);
-	}
-	catch (...)
-	{
-		fail("classify(" + toString(role) + ", " + endpoint.toString() + ")");
-	}
+	TargetSessionPolicy::Ptr policy = _policy;
+	return bounded<RoleVerdict>([policy, role, endpoint]() { return policy->classify(role, endpoint); },
+		"classify(" + toString(role) + ", " + endpoint.toString() + ")");
 }
 
 
@@ -110,7 +106,7 @@ void GuardedTargetSessionPolicy::configure(const Poco::Util::AbstractConfigurati
 	}
 	catch (...)
 	{
-		fail("configure()");
+		fail("configure()", std::current_exception());
 	}
 }
 

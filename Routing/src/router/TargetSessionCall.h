@@ -11,6 +11,8 @@
 #define BlueTusk_Detail_TargetSessionCall_INCLUDED
 
 #include "BlueTusk/TargetSessionPolicy.h"
+#include <exception>
+#include <functional>
 #include <string>
 
 namespace BlueTusk {
@@ -26,6 +28,12 @@ class GuardedTargetSessionPolicy: public TargetSessionPolicy
 	/// configure() passes a Poco::Exception through unchanged (the subsystem reports it as the policy
 	/// rejecting its configuration); anything else it throws becomes the BlueTuskPluginException above.
 	/// name() is asked once, when the guard is made, and kept. Thread-safe as the policy is.
+	///
+	/// needsRole() and classify() are bounded (PolicyCallBound.h): each runs on a helper thread, waited for
+	/// until this thread's PolicyDeadline (the checkout's or open's, set by the data source and the router;
+	/// 15 s outside one); past it the call is abandoned, logged once, and a BlueTuskPluginException
+	/// ("... did not return from classify(standby, a:5432) within N ms, the checkout's deadline ...") is
+	/// thrown. name() and configure() run on the caller's thread (once, at creation and configuration).
 {
 public:
 	explicit GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy);
@@ -45,8 +53,12 @@ public:
 		/// a GuardedTargetSessionPolicy over it. Null stays null.
 
 private:
-	[[noreturn]] void fail(const std::string& call) const;
-		/// Logs and throws the current exception as a BlueTuskPluginException (call: "classify(standby)").
+	[[noreturn]] void fail(const std::string& call, const std::exception_ptr& thrown) const;
+		/// Logs and throws what the call threw as a BlueTuskPluginException (call: "classify(standby)").
+
+	template <class R>
+	R bounded(std::function<R()> call, const std::string& function) const;
+		/// call (which owns what it uses) through PolicyCallBound, within this thread's PolicyDeadline.
 
 	TargetSessionPolicy::Ptr _policy;
 	std::string _name;

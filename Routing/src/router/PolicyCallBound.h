@@ -1,0 +1,115 @@
+//
+// PolicyCallBound.h
+//
+// Library: BlueTusk/Routing
+//
+// The one mechanism that bounds a site policy's call in Routing: the call runs on a helper thread and the
+// caller waits for it until a deadline (doc/plugins.md, "Where and how policies are called").
+//
+
+#ifndef BlueTusk_Detail_PolicyCallBound_INCLUDED
+#define BlueTusk_Detail_PolicyCallBound_INCLUDED
+
+#include "BlueTusk/SecretRedactor.h"
+#include "Poco/Timespan.h"
+#include "Poco/Timestamp.h"
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace BlueTusk {
+namespace Detail {
+
+struct PolicyCallLimit
+	/// What a bounded call of a site policy waits for, and how its failures are named.
+{
+	Poco::Timestamp deadline{Poco::Timestamp::TIMEVAL_MAX};   /// TIMEVAL_MAX: now + BOUND_WITHOUT_DEADLINE
+	std::string deadlineText = "the bound of calls made outside a checkout (15 s)";
+		/// what the deadline is, for the message ("the checkout's deadline (Checkout Timeout 1000 ms)")
+	SecretRedactor redactor;   /// every message passes it (the settings' redactor; default: user info only)
+};
+
+
+class PolicyCallBound
+	/// Runs a site policy's call on a short-lived helper thread while the caller waits for it until the
+	/// limit's deadline (never less than MIN_WAIT from the call's start). A synchronous call cannot be
+	/// interrupted: at the deadline the caller stops waiting and the late call runs on, its result dropped.
+	///
+	/// The cap is hard: a helper thread takes one of MAX_CALLS slots when it is started and gives it back
+	/// when the call returns, so at most MAX_CALLS site policy calls (late or not) run at once in the process.
+	/// A caller finding every slot taken by a late call fails at once; else it waits, within its deadline,
+	/// for a slot. Used for host order plan(), the target-session calls, retry calls and name() at lookup.
+	/// Thread-safe.
+	///
+	/// Failures of the bound itself (late; no slot) are logged once, at error on BlueTusk.Routing, and thrown
+	/// as a BlueTuskPluginException starting with the description given; what the call itself threw is
+	/// handed back to the caller untouched, for it to name.
+{
+public:
+	static const int MAX_CALLS = 16;
+	static const Poco::Timespan BOUND_WITHOUT_DEADLINE;   /// 15 s
+	static const Poco::Timespan MIN_WAIT;                 /// 100 ms
+
+	static std::exception_ptr run(std::function<void()> call, const PolicyCallLimit& limit,
+		const std::function<std::string()>& description, const std::string& function);
+		/// Runs call (which must own what it uses: it may outlive the caller) within the limit. Returns what
+		/// call threw (null when it returned). Throws BlueTuskPluginException, logged:
+		///     <description> did not return from <function> within N ms, <deadlineText>; ...
+		///     <description> was not called: N earlier calls of site policies still run past their deadline
+		/// description is asked only for a message (it is the policy's "family policy "name" (lib)").
+
+	template <class R>
+	static R call(std::function<R()> function, const PolicyCallLimit& limit, const std::function<std::string()>& description,
+		const std::string& name, std::exception_ptr& thrown)
+		/// function's result; thrown is set (and a default R returned) when function threw.
+	{
+		auto result = std::make_shared<std::optional<R>>();
+		thrown = run([function, result]() { result->emplace(function()); }, limit, description, name);
+		if (thrown || !*result) return R();
+		return std::move(**result);
+	}
+
+	static int lateCalls();
+		/// Calls that did not return by their deadline and still run (for tests).
+
+	static int runningCalls();
+		/// Calls running on helper threads, late ones included (for tests).
+};
+
+
+class PolicyDeadline
+	/// The deadline of the checkout or open under way on this thread, for calls that are not handed it
+	/// (the target-session calls, made from many places). Thread-local.
+{
+public:
+	class Scope
+		/// Sets this thread's deadline for its lifetime (nested scopes keep the earliest).
+	{
+	public:
+		explicit Scope(const PolicyCallLimit& limit);
+		~Scope();
+		Scope(const Scope&) = delete;
+		Scope& operator = (const Scope&) = delete;
+
+	private:
+		PolicyCallLimit _previous;
+		bool _hadPrevious;
+	};
+
+	static PolicyCallLimit current();
+		/// The scope's deadline and text, or the default limit (15 s from now) outside any scope.
+
+	static Poco::Timestamp checkoutDeadline(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout);
+		/// now + Checkout Timeout; with Checkout Timeout=0, Timeout; else BOUND_WITHOUT_DEADLINE.
+
+	static PolicyCallLimit forCheckout(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout,
+		const SecretRedactor& redactor);
+		/// From now: the deadline (checkoutDeadline()) and its text, "the checkout's deadline (Checkout Timeout
+		/// 1000 ms)" (or Timeout's, or the 15 s bound's).
+};
+
+} } // namespace BlueTusk::Detail
+
+#endif // BlueTusk_Detail_PolicyCallBound_INCLUDED
