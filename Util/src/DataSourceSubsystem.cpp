@@ -7,6 +7,7 @@
 #include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/EvictionPolicy.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "Poco/AutoPtr.h"
@@ -66,9 +67,10 @@ std::string joined(const std::vector<std::string>& items)
 
 
 struct PolicySources
-	/// Which property decided the data source's Host Order, Eviction Policy and Target Session Attributes,
-	/// for error messages.
+	/// Which property decided the data source's Host Order, Eviction Policy, Target Session Attributes and
+	/// Plugin Path, for error messages.
 {
+	std::string pluginPath;
 	std::string hostOrder;
 	std::string eviction;
 	std::string target;
@@ -93,6 +95,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 	{
 		throw BlueTuskConnectionStringException(stringProperty + ": " + exc.message());
 	}
+	sources.pluginPath = stringProperty;
 	sources.hostOrder = stringProperty;
 	sources.eviction = stringProperty;
 	sources.target = stringProperty;
@@ -111,6 +114,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 		const std::string hostOrder = settings.hostOrder;
 		const std::string eviction = settings.evictionPolicy;
 		const std::string target = settings.targetSessionPolicy;
+		const std::vector<std::string> pluginPath = settings.pluginPath;
 		try
 		{
 			// ConnectionSettings::set compares case-insensitively and ignores the spaces of canonical keywords,
@@ -124,6 +128,7 @@ ConnectionSettings buildSettings(const Poco::Util::AbstractConfiguration& config
 		if (settings.hostOrder != hostOrder) sources.hostOrder = property;
 		if (settings.evictionPolicy != eviction) sources.eviction = property;
 		if (settings.targetSessionPolicy != target) sources.target = property;
+		if (settings.pluginPath != pluginPath) sources.pluginPath = property;
 	}
 	try
 	{
@@ -257,7 +262,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 			}
 			catch (Poco::Exception& exc)
 			{
-				throw BlueTuskPluginException(sources.hostOrder + " (Plugin Path): " + exc.message());
+				throw BlueTuskPluginException(sources.pluginPath + " (Plugin Path): " + exc.message());
 			}
 		}
 		else
@@ -300,7 +305,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 			// Every family of this data source's own connector gets the same view (doc/plugins.md, Configuration).
 			Poco::AutoPtr<Poco::Util::AbstractConfiguration> view(
 				const_cast<Poco::Util::AbstractConfiguration&>(config).createView(policyPrefix));
-			auto configure = [&](const std::string& family, const std::string& policy, const std::function<void()>& call)
+			auto configure = [&](const std::string& family, const std::string& policy, const void* object, const std::function<void()>& call)
 			{
 				try
 				{
@@ -310,13 +315,25 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				{
 					throw BlueTuskPluginException(policyPrefix + ".*: " + family + " policy \"" + policy + "\" rejected its configuration: " + exc.message());
 				}
+				catch (...)
+				{
+					// Not a refusal but a failure (a std::exception, an int): named like every policy failure
+					// (doc/plugins.md, "Where and how policies are called"), logged once.
+					const std::string message = policyPrefix + ".*: " + describePolicy(Poco::replace(family, "-", " "), [&policy]() { return policy; }, object) +
+						" failed in configure(): " + describeThrown(std::current_exception());
+					subsystemLogger().error(redactor.redact(message));
+					throw BlueTuskPluginException(redactor.redact(message));
+				}
 				subsystemLogger().information("%s: %s policy %s configured with %s", prefix, family, redactor.redact(policy), policyPrefix + ".*");
 			};
-			configure("host-order", settings.hostOrder, [&] { hostOrder->configure(*view); });
-			configure("target-session", target->name(), [&] { target->configure(*view); });
-			configure("eviction", settings.evictionPolicy, [&] { eviction->configure(*view); });
+			configure("host-order", settings.hostOrder, hostOrder.get(), [&] { hostOrder->configure(*view); });
+			configure("target-session", target->name(), target.get(), [&] { target->configure(*view); });
+			configure("eviction", settings.evictionPolicy, eviction.get(), [&] { eviction->configure(*view); });
 			for (const std::string& retry: connector.policyNames(PolicyFamily::Retry))
-				configure("retry", retry, [&] { connector.retryPolicy(retry)->configure(*view); });
+			{
+				RetryPolicy::Ptr policy = connector.retryPolicy(retry);
+				configure("retry", retry, policy.get(), [&] { policy->configure(*view); });
+			}
 		}
 
 		BlueTuskDataSource::Ptr dataSource;

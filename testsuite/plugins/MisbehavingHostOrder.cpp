@@ -6,7 +6,10 @@
 //   "counting"      plans, nothing else;
 //   "throwing"      throws std::runtime_error("plan broke on purpose");
 //   "throwing-int"  throws an int (neither a Poco::Exception nor a std::exception);
-//   "sleepy"        sleeps before planning for the calls bluetuskTestSleepNext() asked for.
+//   "sleepy"        sleeps before planning for the calls bluetuskTestSleepNext() asked for, and counts how
+//                   many of its calls run at once (bluetuskTestMostSleepyAtOnce());
+//   "name-throwing" name() throws std::runtime_error("name broke on purpose");
+//   "name-throwing-int" name() throws an int.
 // Each plan() also records the query timings of the first candidate (bluetuskTestLastQueryTimes()).
 // The tests reach the counters through the extern "C" functions below (dlsym on the loaded library). Only
 // the public headers are used, the way a site would write one.
@@ -25,6 +28,8 @@ namespace {
 std::atomic<int> planCalls{0};
 std::atomic<int> sleepyCalls{0};    /// calls of "sleepy" still to sleep
 std::atomic<int> sleepMs{0};
+std::atomic<int> sleepyNow{0};      /// calls of "sleepy" running now
+std::atomic<int> sleepyMost{0};     /// the most at once since the last reset
 std::atomic<double> lastQueryMs{-2};      /// candidates[0] of the last plan(); -2 before any
 std::atomic<double> smoothedQueryMs{-2};
 std::atomic<unsigned> queriesMeasured{0};
@@ -103,7 +108,31 @@ public:
 protected:
 	void misbehave() const override
 	{
+		const int now = ++sleepyNow;
+		int most = sleepyMost.load();
+		while (now > most && !sleepyMost.compare_exchange_weak(most, now)) {}
 		if (sleepyCalls.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs.load()));
+		--sleepyNow;
+	}
+};
+
+
+class NameThrowingHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		throw std::runtime_error("name broke on purpose");
+	}
+};
+
+
+class NameThrowingIntHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		throw 42;
 	}
 };
 
@@ -131,6 +160,14 @@ extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepNext(int
 }
 
 
+extern "C" __attribute__((visibility("default"))) int bluetuskTestMostSleepyAtOnce(int* running)
+	/// The most plan() calls of "sleepy" that ran at once since the last call (then reset); running: now.
+{
+	*running = sleepyNow.load();
+	return sleepyMost.exchange(0);
+}
+
+
 extern "C" __attribute__((visibility("default"))) void bluetuskTestLastQueryTimes(double* last, double* smoothed, unsigned* measured)
 	/// HostCandidate::lastQueryMs, smoothedQueryMs and queriesMeasured of the first candidate of the last plan().
 {
@@ -145,6 +182,8 @@ POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
 	POCO_EXPORT_INTERFACE(ThrowingHostOrder, "throwing")
 	POCO_EXPORT_INTERFACE(ThrowingIntHostOrder, "throwing-int")
 	POCO_EXPORT_INTERFACE(SleepyHostOrder, "sleepy")
+	POCO_EXPORT_INTERFACE(NameThrowingHostOrder, "name-throwing")
+	POCO_EXPORT_INTERFACE(NameThrowingIntHostOrder, "name-throwing-int")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

@@ -6,16 +6,24 @@
 // data source can be created with it:
 //   "classify-throwing"      classify(role, endpoint) throws std::runtime_error("classify broke on purpose");
 //   "classify-throwing-int"  classify(role, endpoint) throws an int (neither Poco nor std);
-//   "needs-role-throwing"    needsRole() throws std::runtime_error("needsRole broke on purpose").
+//   "needs-role-throwing"    needsRole() throws std::runtime_error("needsRole broke on purpose");
+//   "classify-sleepy"        classify(role, endpoint) accepts, after sleeping for the calls
+//                            bluetuskTestSleepClassifyNext() asked for.
 // Only the public headers are used, the way a site would write one.
 //
 
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 namespace {
+
+std::atomic<int> sleepyClassifies{0};   /// calls of "classify-sleepy" still to sleep
+std::atomic<int> classifySleepMs{0};
 
 class ClassifyThrowing: public BlueTusk::TargetSessionPolicy
 {
@@ -76,13 +84,43 @@ public:
 	}
 };
 
+
+class ClassifySleepy: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "classify-sleepy";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole role) const override
+	{
+		return ClassifyThrowing::classify(role);
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		if (sleepyClassifies.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(classifySleepMs.load()));
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
 } // namespace
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepClassifyNext(int calls, int milliseconds)
+	/// The next calls classify(role, endpoint) calls of "classify-sleepy" sleep milliseconds each.
+{
+	classifySleepMs = milliseconds;
+	sleepyClassifies = calls;
+}
 
 
 POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(ClassifyThrowing, "classify-throwing")
 	POCO_EXPORT_INTERFACE(ClassifyThrowingInt, "classify-throwing-int")
 	POCO_EXPORT_INTERFACE(NeedsRoleThrowing, "needs-role-throwing")
+	POCO_EXPORT_INTERFACE(ClassifySleepy, "classify-sleepy")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

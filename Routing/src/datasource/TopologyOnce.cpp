@@ -5,6 +5,8 @@
 //
 
 #include "TopologyOnce.h"
+#include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -29,11 +31,26 @@ TopologySource::Ptr createTopologySource(const ConnectionSettings& settings, Rou
 	try
 	{
 		source = connector.createTopologySource(name);
-		source->configure(location, settings);
 	}
 	catch (...)
 	{
 		settings.redactor().rethrowCurrent();
+	}
+	try
+	{
+		source->configure(location, settings);
+	}
+	catch (Poco::Exception& exc)
+	{
+		settings.redactor().rethrow(exc);   // a malformed location (doc/plugins.md, "Topology sources")
+	}
+	catch (...)
+	{
+		// Anything else is a failure of the plugin: named like every policy failure, logged once.
+		const std::string message = settings.redactor().redact(describePolicy("topology", [&name]() { return name; }, source.get()) +
+			" failed in configure(): " + describeThrown(std::current_exception()));
+		Poco::Logger::get("BlueTusk.Routing").error(message);
+		throw BlueTuskPluginException(message);
 	}
 	return source;
 }

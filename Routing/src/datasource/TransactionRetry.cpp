@@ -11,10 +11,14 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "BlueTusk/RoutingContext.h"
+#include "router/HostOrderCall.h"
+#include "router/PolicyCallBound.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
 #include "Poco/Thread.h"
+#include <functional>
 #include <memory>
+#include <utility>
 
 namespace BlueTusk {
 
@@ -59,24 +63,42 @@ bool retryable(const Poco::Exception& exc, bool readOnlyWork, RetryCause& cause)
 }
 
 
-template <class Call>
-auto askRetryPolicy(const RetryPolicy& policy, const char* function, const SecretRedactor& redactor, const std::string& after, Call call)
-	-> decltype(call())
+template <class R>
+R askRetryPolicy(const RetryPolicy& policy, const char* function, const ConnectionSettings& settings, const std::string& after,
+	std::function<R()> call)
 	/// call() into the retry policy; whatever it throws becomes a BlueTuskPluginException naming the family,
 	/// the policy and its library, logged on BlueTusk.Routing (doc/plugins.md, "Where and how policies are
-	/// called"). No lease is held while a retry policy runs.
+	/// called"). No lease is held while a retry policy runs. A site policy (its code not in the standard
+	/// retry library) is called through PolicyCallBound, within Checkout Timeout (or Timeout, else 15 s) of
+	/// the call's start: past it the call is abandoned (it keeps using the policy object, which must
+	/// outlive it: a routing context's policies do), logged once, and the unit of work ends with the
+	/// BlueTuskPluginException saying so.
 {
-	try
+	const SecretRedactor redactor = settings.redactor();
+	const auto description = [&policy]() { return describePolicy("retry", [&policy]() { return policy.name(); }, &policy); };
+	std::exception_ptr thrown;
+	R result{};
+	if (Detail::codeIsInLibrary(&policy, RETRY_PLUGIN_LIBRARY))
 	{
-		return call();
+		try
+		{
+			result = call();
+		}
+		catch (...)
+		{
+			thrown = std::current_exception();
+		}
 	}
-	catch (...)
+	else
 	{
-		const std::string message = redactor.redact(describePolicy("retry", [&policy]() { return policy.name(); }, &policy) +
-			" failed in " + function + "(): " + describeThrown(std::current_exception()) + after);
-		Poco::Logger::get("BlueTusk.Routing").error(message);
-		throw BlueTuskPluginException(message);
+		Detail::PolicyCallLimit limit = Detail::PolicyDeadline::forCheckout(settings.checkoutTimeout, settings.connectTimeout, redactor);
+		limit.deadlineText = limit.deadlineText + after;
+		result = Detail::PolicyCallBound::call<R>(std::move(call), limit, description, std::string(function) + "()", thrown);
 	}
+	if (!thrown) return result;
+	const std::string message = redactor.redact(description() + " failed in " + function + "(): " + describeThrown(thrown) + after);
+	Poco::Logger::get("BlueTusk.Routing").error(message);
+	throw BlueTuskPluginException(message);
 }
 
 } // namespace
@@ -113,8 +135,9 @@ unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, co
 	Poco::Logger& logger = Poco::Logger::get("BlueTusk.Routing");
 	TransactionOptions resolving = options;
 	if (!resolving.outcomeResolver) resolving.outcomeResolver = outcomeResolver();
-	const SecretRedactor& redactor = settings().redactor();
-	const Poco::Timespan budget = askRetryPolicy(retryPolicy, "budget", redactor, "", [&retryPolicy]() { return retryPolicy.budget(); });
+	const ConnectionSettings& config = settings();
+	const RetryPolicy* const policy = &retryPolicy;   // a late call uses it: the caller keeps it alive (above)
+	const Poco::Timespan budget = askRetryPolicy<Poco::Timespan>(retryPolicy, "budget", config, "", [policy]() { return policy->budget(); });
 	Poco::Clock started;
 	for (unsigned attempt = 1;; ++attempt)
 	{
@@ -152,9 +175,15 @@ unsigned BlueTuskDataSource::runInTransaction(TargetSessionAttributes target, co
 		context.cause = cause;
 		context.readOnly = options.readOnly;
 		context.elapsed = Poco::Timespan(started.elapsed());
-		Poco::Timespan delay;
-		const bool again = askRetryPolicy(retryPolicy, "retry", redactor, "; the unit of work failed with: " + failure->displayText(),
-			[&]() { return retryPolicy.retry(context, delay); });
+		const std::pair<bool, Poco::Timespan> answer = askRetryPolicy<std::pair<bool, Poco::Timespan>>(retryPolicy, "retry", config,
+			"; the unit of work failed with: " + failure->displayText(), [policy, context]()
+			{
+				Poco::Timespan wait;
+				const bool again = policy->retry(context, wait);
+				return std::make_pair(again, wait);
+			});
+		const bool again = answer.first;
+		const Poco::Timespan delay = answer.second;
 		if (!again) failure->rethrow();
 		if (context.elapsed + delay >= budget)
 		{

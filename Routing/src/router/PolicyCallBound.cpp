@@ -181,7 +181,7 @@ std::exception_ptr PolicyCallBound::run(std::function<void()> call, const Policy
 		}
 		lock.unlock();
 		failBound(description() + " did not return from " + function + " within " + millisecondsText(waited.elapsed()) + ", " +
-			limit.deadlineText + "; the caller stops waiting for it (the late call runs on, its result dropped)", limit);
+			limit.deadlineText + "; BlueTusk stops waiting for it (the late call runs on, its result dropped)", limit);
 	}
 	return pending->error;
 }

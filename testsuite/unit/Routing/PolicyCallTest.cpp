@@ -14,7 +14,8 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/Transaction.h"
-#include "CapturingChannel.h"
+#include "PluginCallTestSupport.h"
+#include "router/PolicyCallBound.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -33,7 +34,7 @@ const std::string LIBRARY = "libBlueTuskTestMisbehavingHostOrder.so";
 
 std::string pluginPath()
 {
-	return std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/" + LIBRARY;
+	return testPluginPath(LIBRARY);
 }
 
 
@@ -81,23 +82,12 @@ struct Fixture: FakeDataSource
 	}
 
 	std::string openFailure(Poco::Clock::ClockDiff& elapsedMs)
-		/// The message of the BlueTuskPluginException open() throws ("(no exception)" or the other type's text).
+		/// The message of the BlueTuskPluginException open() throws (pluginFailure()), and its time.
 	{
 		Poco::Clock started;
-		try
-		{
-			dataSource->open();
-		}
-		catch (BlueTuskPluginException& exc)
-		{
-			elapsedMs = started.elapsed() / 1000;
-			return exc.message();
-		}
-		catch (Poco::Exception& exc)
-		{
-			return "unexpected " + std::string(exc.className()) + ": " + exc.displayText();
-		}
-		return "(no exception)";
+		const std::string message = pluginFailure([this]() { dataSource->open(); });
+		elapsedMs = started.elapsed() / 1000;
+		return message;
 	}
 };
 
@@ -123,15 +113,6 @@ public:
 };
 
 
-bool anyLineContains(const LogCapture& capture, const std::string& text)
-{
-	for (const std::string& line: capture.channel().lines())
-	{
-		if (line.find(text) != std::string::npos) return true;
-	}
-	return false;
-}
-
 } // namespace
 
 
@@ -145,6 +126,8 @@ class PolicyCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testThrowingEvictionFallsBackToStandard);
 	CPPUNIT_TEST(testThrowingRetryPolicyIsPluginException);
 	CPPUNIT_TEST(testHostOrderSeesQueryTimes);
+	CPPUNIT_TEST(testLateCallCapIsHard);
+	CPPUNIT_TEST(testThrowingNameIsPluginException);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -210,7 +193,7 @@ public:
 		}
 		slow.join();
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("host order policy \"sleepy\" (" + LIBRARY + ") did not return from plan() within ") == 0);
-		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); the checkout stops waiting for it") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); BlueTusk stops waiting for it") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(slowMs), slowMs >= 950 && slowMs < 1400);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(others), others >= 20);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(longestMs), longestMs < 200);
@@ -285,6 +268,63 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2u, measured);   // checkouts 2 and 3 refreshed before checkout 4 planned
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(last), last >= 0 && last < 1000);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(smoothed), smoothed >= 0 && smoothed < 1000);
+	}
+
+	void testLateCallCapIsHard()
+	{
+		// 24 checkouts at once whose plan() sleeps 2.5 s, Checkout Timeout=1: at most 16 plan() calls ever
+		// run at once (a slot is taken when a call starts), the other 8 are never called and fail at their
+		// deadline saying so; every checkout fails, no session is opened, none is busy. Before, the cap was
+		// counted at the deadline: all 24 started.
+		LogCapture capture;
+		// Late calls of earlier tests still hold their slots until they return.
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
+		Fixture f("sleepy", "Checkout Timeout=1");
+		int running = 0;
+		control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
+		sleepNext(24, 2500);
+		std::vector<std::string> messages(24);
+		std::vector<std::thread> threads;
+		for (int i = 0; i < 24; ++i)
+		{
+			threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
+		}
+		for (std::thread& thread: threads) thread.join();
+		const int most = control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);
+		int late = 0;
+		int notCalled = 0;
+		for (const std::string& message: messages)
+		{
+			if (message.find("did not return from plan() within ") != std::string::npos) ++late;
+			else if (message.find("was not called within ") != std::string::npos) ++notCalled;
+			else CPPUNIT_FAIL(message);
+		}
+		CPPUNIT_ASSERT_EQUAL(16, most);
+		CPPUNIT_ASSERT_EQUAL(16, late);
+		CPPUNIT_ASSERT_EQUAL(8, notCalled);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		// The late calls end within their 2.5 s: then plan() is called again.
+		sleepNext(0, 0);
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 5000));
+		CPPUNIT_ASSERT_EQUAL(0, Detail::PolicyCallBound::lateCalls());
+		f.dataSource->open().close();
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+	}
+
+	void testThrowingNameIsPluginException()
+	{
+		// name() throwing (a std::exception, an int) at the data source's creation: a BlueTuskPluginException
+		// naming the family, the registered name and the library, logged once.
+		LogCapture capture;
+		FakeDataSource f;
+		f.context.loadPlugin(pluginPath());
+		const std::string stdMessage = "host order policy \"name-throwing\" (" + LIBRARY + ") failed in name(): std::exception: name broke on purpose";
+		CPPUNIT_ASSERT_EQUAL(stdMessage, pluginFailure([&f]() { BlueTuskDataSource::create(fakeConnectionString("a", "Host Order=name-throwing"), f.context); }));
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, stdMessage));
+		const std::string intMessage = "host order policy \"name-throwing-int\" (" + LIBRARY + ") failed in name(): an exception that is neither a Poco::Exception nor a std::exception";
+		CPPUNIT_ASSERT_EQUAL(intMessage, pluginFailure([&f]() { BlueTuskDataSource::create(fakeConnectionString("a", "Host Order=name-throwing-int"), f.context); }));
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, intMessage));
 	}
 };
 

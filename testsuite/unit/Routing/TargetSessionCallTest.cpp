@@ -10,9 +10,12 @@
 
 #include "BlueTusk/BlueTuskConnection.h"
 #include "BlueTusk/BlueTuskException.h"
-#include "CapturingChannel.h"
+#include "BlueTusk/PluginRegistry.h"
+#include "PluginCallTestSupport.h"
 #include "RoutingTestSupport.h"
+#include "Poco/Clock.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <dlfcn.h>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -24,41 +27,20 @@ const std::string LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
 
 std::string pluginPath()
 {
-	return std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/" + LIBRARY;
+	return testPluginPath(LIBRARY);
 }
 
 
-template <class Open>
-std::string pluginFailure(Open open)
-	/// The message of the BlueTuskPluginException open() throws ("(no exception)" or the other type's text).
+void sleepClassifyNext(int calls, int milliseconds)
+	/// The next calls of "classify-sleepy"'s classify(role, endpoint) sleep (the plugin's extern "C" control).
 {
-	try
-	{
-		open();
-	}
-	catch (BlueTuskPluginException& exc)
-	{
-		return exc.message();
-	}
-	catch (Poco::Exception& exc)
-	{
-		return "unexpected " + std::string(exc.className()) + ": " + exc.displayText();
-	}
-	catch (...)
-	{
-		return "unexpected non-Poco exception";
-	}
-	return "(no exception)";
-}
-
-
-bool anyLineContains(const LogCapture& capture, const std::string& text)
-{
-	for (const std::string& line: capture.channel().lines())
-	{
-		if (line.find(text) != std::string::npos) return true;
-	}
-	return false;
+	const std::string loaded = openPluginImage(pluginPath(), "test plugin library").loadedFile;
+	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
+	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
+	void* symbol = dlsym(handle, "bluetuskTestSleepClassifyNext");
+	dlclose(handle);
+	CPPUNIT_ASSERT(symbol != nullptr);
+	reinterpret_cast<void (*)(int, int)>(symbol)(calls, milliseconds);
 }
 
 
@@ -83,6 +65,7 @@ class TargetSessionCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testParallelRaceThrowingClassify);
 	CPPUNIT_TEST(testDirectOpenThrowingClassify);
 	CPPUNIT_TEST(testThrowingNeedsRole);
+	CPPUNIT_TEST(testSlowClassifyCutOffAtCheckoutDeadline);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -188,6 +171,36 @@ public:
 		const std::string created = pluginFailure([&]() { BlueTuskDataSource::create(own, f.context); });
 		CPPUNIT_ASSERT_MESSAGE(created, created.find(message) != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive() - f.dataSource->getPoolStatistics().total);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testSlowClassifyCutOffAtCheckoutDeadline()
+	{
+		// classify() sleeps 3 s with Checkout Timeout=1: the checkout fails at about 1 s (it waited 3 s
+		// before), naming the call and the deadline, logged once; the session it held goes back to its pool,
+		// and the next checkout (quick classify()) reuses it.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath() + ";Checkout Timeout=1"), f.context);
+		sleepClassifyNext(1, 3000);
+		Poco::Clock started;
+		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-sleepy"); });
+		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
+		const std::string head = "target session policy \"classify-sleepy\" (" + LIBRARY + ") did not return from classify(primary, a:5432) within ";
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); BlueTusk stops waiting for it") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs), elapsedMs >= 900 && elapsedMs < 2000);
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, head));
+		PoolStatistics stats = f.dataSource->getPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL(1, stats.idle);
+		BlueTuskConnection lease = f.dataSource->open("classify-sleepy");
+		CPPUNIT_ASSERT_EQUAL(1, f.dataSource->getPoolStatistics().busy);
+		lease.close();
+		stats = f.dataSource->getPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL(1, stats.total);
+		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
 	}
 };
