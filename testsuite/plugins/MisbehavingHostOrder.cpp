@@ -9,7 +9,9 @@
 //   "sleepy"        sleeps before planning for the calls bluetuskTestSleepNext() asked for, and counts how
 //                   many of its calls run at once (bluetuskTestMostSleepyAtOnce());
 //   "name-throwing" name() throws std::runtime_error("name broke on purpose");
-//   "name-throwing-int" name() throws an int.
+//   "name-throwing-int" name() throws an int;
+//   "configure-throwing", "configure-throwing-int" configure() throws std::runtime_error("configure broke on
+//                   purpose"), an int.
 // Each plan() also records the query timings of the first candidate (bluetuskTestLastQueryTimes()).
 // The tests reach the counters through the extern "C" functions below (dlsym on the loaded library). Only
 // the public headers are used, the way a site would write one.
@@ -136,6 +138,37 @@ public:
 	}
 };
 
+
+
+class ConfigureThrowingHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		return "configure-throwing";
+	}
+
+	void configure(const Poco::Util::AbstractConfiguration&) override
+	{
+		throw std::runtime_error("configure broke on purpose");
+	}
+};
+
+
+class ConfigureThrowingIntHostOrder: public CountingHostOrder
+{
+public:
+	std::string name() const override
+	{
+		return "configure-throwing-int";
+	}
+
+	void configure(const Poco::Util::AbstractConfiguration&) override
+	{
+		throw 42;
+	}
+};
+
 } // namespace
 
 
@@ -184,6 +217,8 @@ POCO_BEGIN_MANIFEST(BlueTusk::HostOrderPolicy)
 	POCO_EXPORT_INTERFACE(SleepyHostOrder, "sleepy")
 	POCO_EXPORT_INTERFACE(NameThrowingHostOrder, "name-throwing")
 	POCO_EXPORT_INTERFACE(NameThrowingIntHostOrder, "name-throwing-int")
+	POCO_EXPORT_INTERFACE(ConfigureThrowingHostOrder, "configure-throwing")
+	POCO_EXPORT_INTERFACE(ConfigureThrowingIntHostOrder, "configure-throwing-int")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

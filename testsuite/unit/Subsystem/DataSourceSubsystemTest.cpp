@@ -100,6 +100,8 @@ class DataSourceSubsystemTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testUnloadablePluginNamesProperty);
 	CPPUNIT_TEST(testFailureReleasesEarlierDataSources);
 	CPPUNIT_TEST(testPolicyPropertiesConfigureOwnInstance);
+	CPPUNIT_TEST(testPluginPathErrorNamesItsProperty);
+	CPPUNIT_TEST(testConfigureFailureIsPluginException);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -464,6 +466,51 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(a + "/" + c, a != c);
 		// Each data source with policy properties has a routing context of its own.
 		CPPUNIT_ASSERT(&BlueTusk::Detail::hostStatesOf(subsystem.dataSource("a")->routingContext()) != &BlueTusk::Detail::hostStatesOf(subsystem.dataSource("b")->routingContext()));
+	}
+
+	void testPluginPathErrorNamesItsProperty()
+	{
+		// A Plugin Path entry that does not exist, set by the pluginPath property (the host order by another
+		// one): the message names bluetusk.dataSources.main.pluginPath (before: the connection string).
+		Fixture f;
+		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
+		f.set("bluetusk.dataSources.main.hostOrder", "random");
+		f.set("bluetusk.dataSources.main.pluginPath", "/nonexistent/site-plugins");
+		DataSourceSubsystem subsystem(f.context);
+		std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.pluginPath (Plugin Path): Plugin Path entry "
+			"\"/nonexistent/site-plugins\" does not exist"));
+		// In the connection string, the connection string is named.
+		Fixture g;
+		g.set("bluetusk.dataSources.main.connectionString", HOSTS + ";Plugin Path=/nonexistent/site-plugins");
+		DataSourceSubsystem other(g.context);
+		message = messageOf<BlueTuskPluginException>(other, *g.config);
+		CPPUNIT_ASSERT_MESSAGE(message, startsWith(message, "bluetusk.dataSources.main.connectionString (Plugin Path): "));
+		CPPUNIT_ASSERT_MESSAGE(message, !contains(message, SECRET));
+	}
+
+	void testConfigureFailureIsPluginException()
+	{
+		// A configure() that throws what is not a Poco::Exception (a std::exception, an int) is a failure of
+		// the plugin, not a refusal: a BlueTuskPluginException naming the properties, the family, the policy and
+		// its library (before, the std::exception or the int escaped open()).
+		const std::string library = std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingHostOrder.so";
+		const std::vector<std::pair<std::string, std::string>> cases = {
+			{"configure-throwing", "std::exception: configure broke on purpose"},
+			{"configure-throwing-int", "an exception that is neither a Poco::Exception nor a std::exception"}};
+		for (const auto& c: cases)
+		{
+			Fixture f;
+			f.set("bluetusk.plugins", library);
+			f.set("bluetusk.dataSources.main.connectionString", HOSTS);
+			f.set("bluetusk.dataSources.main.hostOrder", c.first);
+			f.set("bluetusk.dataSources.main.policy.zone", "a");
+			DataSourceSubsystem subsystem(f.context);
+			const std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+			CPPUNIT_ASSERT_EQUAL("bluetusk.dataSources.main.policy.*: host order policy \"" + c.first +
+				"\" (libBlueTuskTestMisbehavingHostOrder.so) failed in configure(): " + c.second, message);
+			CPPUNIT_ASSERT(subsystem.names().empty());
+		}
 	}
 };
 
