@@ -5,7 +5,7 @@
 // test rewrites, one line per member: "<host>:<port> <role> [<state>]" (role: primary, standby or unknown).
 // A line "fail <text>" makes the read throw a BlueTuskException, "throw-std <text>" a std::runtime_error,
 // "throw-int" an int (what a careless plugin might throw); "delay <ms>" makes it wait first (within the
-// read's timeout, ended by close()). It uses nothing but the public headers, as a site would (doc/plugins.md).
+// read's timeout, ended by close()); "stall <ms>" makes it sleep, ignoring both the timeout and close(). It uses nothing but the public headers, as a site would (doc/plugins.md).
 //
 
 #include "BlueTusk/BlueTuskException.h"
@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace {
 
@@ -57,6 +58,13 @@ public:
 				std::unique_lock<std::mutex> lock(_mutex);
 				const auto limit = std::chrono::milliseconds(std::min<long long>(ms, timeout.totalMilliseconds()));
 				_wake.wait_for(lock, limit, [this] { return _closing; });
+				continue;
+			}
+			if (first == "stall")
+			{
+				int ms = 0;
+				words >> ms;
+				std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 				continue;
 			}
 			words >> role >> state;

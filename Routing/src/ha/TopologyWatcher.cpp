@@ -9,6 +9,8 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Logger.h"
 #include <algorithm>
+#include <chrono>
+#include <exception>
 
 namespace BlueTusk {
 namespace Detail {
@@ -42,13 +44,52 @@ std::string nameOf(const TopologySource& source)
 } // namespace
 
 
+const Poco::Timespan TopologyWatcher::CLOSE_BOUND(1, 0);
+
+
+struct TopologyWatcher::Shared
+{
+	std::mutex mutex;
+	std::condition_variable finishedChanged;
+	bool finished = false;    /// the thread ended (guarded by mutex)
+	bool abandoned = false;   /// stop() stopped waiting: the thread must not touch the watcher (guarded by mutex)
+};
+
+
+namespace {
+
+template <class Call>
+bool callSource(TopologyWatcher::Shared& shared, std::unique_lock<std::mutex>& held, Call call)
+	/// call() into the source without the shared mutex; false when stop() abandoned the thread meanwhile
+	/// (then the watcher may be gone). What call() throws is thrown again when not abandoned.
+{
+	held.unlock();
+	std::exception_ptr error;
+	try
+	{
+		call();
+	}
+	catch (...)
+	{
+		error = std::current_exception();
+	}
+	held.lock();
+	if (shared.abandoned) return false;
+	if (error) std::rethrow_exception(error);
+	return true;
+}
+
+} // namespace
+
+
 TopologyWatcher::TopologyWatcher(TopologySource::Ptr source, const ConnectionSettings& settings,
 	std::shared_ptr<PoolManager> pools, Publish publish):
 	_source(std::move(source)),
 	_name(nameOf(*_source)),
 	_settings(settings),
 	_pools(std::move(pools)),
-	_publish(std::move(publish))
+	_publish(std::move(publish)),
+	_shared(std::make_shared<Shared>())
 {
 	auto seed = std::make_shared<HostListSnapshot>();
 	for (const BlueTuskHostEndpoint& endpoint: settings.endpoints)
@@ -68,7 +109,16 @@ TopologyWatcher::~TopologyWatcher()
 
 void TopologyWatcher::start()
 {
-	_thread = std::thread([this] { run(); });
+	std::shared_ptr<Shared> shared = _shared;
+	TopologySource::Ptr source = _source;   // the thread's own: an abandoned call still has its source
+	_thread = std::thread([this, shared, source]
+	{
+		std::unique_lock<std::mutex> held(shared->mutex);
+		run(shared, held, *source);
+		shared->finished = true;
+		held.unlock();
+		shared->finishedChanged.notify_all();
+	});
 }
 
 
@@ -80,8 +130,27 @@ void TopologyWatcher::stop()
 		_stopped = true;
 		_wake.notify_all();
 	}
-	_source->close();
-	if (_thread.joinable()) _thread.join();
+	try
+	{
+		_source->close();
+	}
+	catch (...)
+	{
+		// a close() that throws: the thread is waited for (and abandoned) all the same
+	}
+	if (!_thread.joinable()) return;
+	std::unique_lock<std::mutex> lock(_shared->mutex);
+	if (_shared->finishedChanged.wait_for(lock, std::chrono::microseconds(CLOSE_BOUND.totalMicroseconds()), [this] { return _shared->finished; }))
+	{
+		lock.unlock();
+		_thread.join();
+		return;
+	}
+	_shared->abandoned = true;
+	lock.unlock();
+	_thread.detach();
+	logger().warning("topology source %s did not return from read() or waitForChange() within %s ms of close(); the data source "
+		"ends without waiting for it (its thread runs on until the call returns, then ends)", _name, std::to_string(CLOSE_BOUND.totalMilliseconds()));
 }
 
 
@@ -114,17 +183,18 @@ Poco::Timespan TopologyWatcher::readTimeout(const ConnectionSettings& settings)
 }
 
 
-void TopologyWatcher::run()
+void TopologyWatcher::run(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source)
 {
 	for (;;)
 	{
-		readOnce();
+		if (!readOnce(shared, held, source)) return;   // abandoned: this may be gone
 		if (_stopped) return;
 		// Until the next interval, or at once after a push (a source that signals changes); close() ends
 		// the wait. A source whose wait fails is read again after an interval's sleep.
+		const Poco::Timespan refresh = _settings.topologyRefresh;
 		try
 		{
-			_source->waitForChange(_settings.topologyRefresh);
+			if (!callSource(*shared, held, [&source, refresh] { source.waitForChange(refresh); })) return;
 			_waitFailing = false;
 		}
 		catch (...)
@@ -140,13 +210,15 @@ void TopologyWatcher::run()
 }
 
 
-void TopologyWatcher::readOnce()
+bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source)
 {
 	const SecretRedactor redactor = _settings.redactor();
+	const Poco::Timespan timeout = readTimeout(_settings);
 	HostListPtr next;
 	try
 	{
-		TopologySnapshot snapshot = _source->read(readTimeout(_settings));
+		TopologySnapshot snapshot;
+		if (!callSource(*shared, held, [&source, &snapshot, timeout] { snapshot = source.read(timeout); })) return false;
 		if (snapshot.members.empty()) throw BlueTuskException("topology source " + _name + " returned no member");
 		next = membersList(snapshot);
 		{
@@ -164,7 +236,7 @@ void TopologyWatcher::readOnce()
 			std::lock_guard<std::mutex> lock(_mutex);
 			++_reads;
 		}
-		if (_stopped) return;
+		if (_stopped) return true;
 		const std::string text = redactor.redact(exc.displayText());
 		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _name,
 			std::string(_everRead ? "the last members read and the written hosts" : "the written hosts"), text);
@@ -194,8 +266,9 @@ void TopologyWatcher::readOnce()
 		_failing = true;
 		next = fallbackList();
 	}
-	if (_stopped) return;
+	if (_stopped) return true;
 	publish(next);
+	return true;
 }
 
 

@@ -54,7 +54,17 @@ public:
 		/// Starts the thread; its first read happens at once, in the background.
 
 	void stop();
-		/// close() on the source (a read in progress returns soon), then joins the thread. Idempotent.
+		/// close() on the source (a read in progress returns soon), then joins the thread, waiting at most
+		/// CLOSE_BOUND for it: a source whose read() or waitForChange() ignores close() has its thread
+		/// abandoned (detached; it owns the source and touches nothing of the watcher when the call
+		/// returns), logged once at warning. Idempotent.
+
+	static const Poco::Timespan CLOSE_BOUND;
+		/// How long stop() waits for the thread after close(): 1 s.
+
+	struct Shared;
+		/// What the thread and the watcher share (the thread owns it too): a mutex the thread holds except
+		/// while it calls the source, and whether stop() abandoned it.
 
 	HostListPtr hosts() const;
 		/// The current host list (never null).
@@ -72,8 +82,10 @@ private:
 	TopologyWatcher(const TopologyWatcher&) = delete;
 	TopologyWatcher& operator = (const TopologyWatcher&) = delete;
 
-	void run();
-	void readOnce();
+	void run(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source);
+		/// The thread's loop; returns at once, touching nothing more of this, when abandoned.
+	bool readOnce(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source);
+		/// false when abandoned during the read.
 	HostListPtr membersList(const TopologySnapshot& snapshot) const;
 	HostListPtr fallbackList() const;
 	void publish(const HostListPtr& next);
@@ -96,6 +108,7 @@ private:
 	std::set<BlueTuskHostEndpoint> _drained;     /// thread only: pools this watcher drained
 	std::thread _thread;
 	std::atomic<bool> _stopped{false};
+	std::shared_ptr<Shared> _shared;
 };
 
 } } // namespace BlueTusk::Detail

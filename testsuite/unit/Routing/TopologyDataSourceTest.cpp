@@ -11,6 +11,7 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/RoutingContext.h"
+#include "CapturingChannel.h"
 #include "FakeRoutingContext.h"
 #include "RoutingTestSupport.h"
 #include "Poco/Clock.h"
@@ -101,6 +102,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCheckoutsWhileMembersChange);
 	CPPUNIT_TEST(testFastPathLeaseOutlivesHostList);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
+	CPPUNIT_TEST(testSourceIgnoringCloseIsAbandoned);
 	CPPUNIT_TEST(testDirectOpenReadsTheSourceOnce);
 	CPPUNIT_TEST(testHealthMonitorFollowsMembers);
 	CPPUNIT_TEST_SUITE_END();
@@ -451,6 +453,38 @@ public:
 		}
 		CPPUNIT_ASSERT(within([&] { return threadCount() == before; }, 5000));
 		CPPUNIT_ASSERT_EQUAL(before, threadCount());
+	}
+
+	void testSourceIgnoringCloseIsAbandoned()
+	{
+		// A read() that ignores close() ("stall 3000": a sleep close() does not end): destroying the data
+		// source waits 1 s for its thread (TopologyWatcher::CLOSE_BOUND), not 3 s, and says so once; no lease
+		// is lost; the abandoned thread ends by itself when the read returns, touching nothing of the data source.
+		const int before = threadCount();
+		LogCapture capture;
+		TopologyFixture f;
+		f.members("a:5432 primary\n");
+		auto dataSource = f.create("a");
+		CPPUNIT_ASSERT(within([&] { return hostNames(dataSource->hostList()) == "a"; }));
+		dataSource->open(TargetSessionAttributes::Any).close();
+		f.members("stall 3000\na:5432 primary\n");
+		std::this_thread::sleep_for(std::chrono::milliseconds(300));   // the next read (every 50 ms) is stalled
+		PoolStatistics stats = dataSource->getPoolStatistics();
+		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
+		CPPUNIT_ASSERT_EQUAL(1, stats.idle);
+		Poco::Clock started;
+		dataSource.reset();
+		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs), elapsedMs >= 900 && elapsedMs < 2000);
+		int logged = 0;
+		for (const std::string& line: capture.channel().lines())
+		{
+			if (line.find("topology source scripted did not return from read() or waitForChange() within 1000 ms of close()") != std::string::npos) ++logged;
+		}
+		CPPUNIT_ASSERT_EQUAL(1, logged);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
+		CPPUNIT_ASSERT(within([&] { return threadCount() == before; }, 6000));
 	}
 };
 
