@@ -4,6 +4,7 @@
 // A site eviction plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and how
 // policies are called"): "throwing-eviction" throws std::runtime_error from keepOnReturn() and
 // selectForEviction(). A data source then falls back to the standard policy and keeps reusing sessions.
+// "name-throwing-eviction": its name() throws std::runtime_error("name broke on purpose").
 //
 
 #include "BlueTusk/EvictionPolicy.h"
@@ -34,11 +35,23 @@ public:
 	}
 };
 
+
+
+class NameThrowingEviction: public ThrowingEviction
+{
+public:
+	std::string name() const override
+	{
+		throw std::runtime_error("name broke on purpose");
+	}
+};
+
 } // namespace
 
 
 POCO_BEGIN_MANIFEST(BlueTusk::EvictionPolicy)
 	POCO_EXPORT_INTERFACE(ThrowingEviction, "throwing-eviction")
+	POCO_EXPORT_INTERFACE(NameThrowingEviction, "name-throwing-eviction")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

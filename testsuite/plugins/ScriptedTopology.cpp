@@ -5,7 +5,8 @@
 // test rewrites, one line per member: "<host>:<port> <role> [<state>]" (role: primary, standby or unknown).
 // A line "fail <text>" makes the read throw a BlueTuskException, "throw-std <text>" a std::runtime_error,
 // "throw-int" an int (what a careless plugin might throw); "delay <ms>" makes it wait first (within the
-// read's timeout, ended by close()); "stall <ms>" makes it sleep, ignoring both the timeout and close(). It uses nothing but the public headers, as a site would (doc/plugins.md).
+// read's timeout, ended by close()); "stall <ms>" makes it sleep, ignoring both the timeout and close().
+// The location "configure-throw-int" makes configure() throw an int. It uses nothing but the public headers, as a site would (doc/plugins.md).
 //
 
 #include "BlueTusk/BlueTuskException.h"
@@ -33,6 +34,7 @@ public:
 	void configure(const std::string& location, const BlueTusk::ConnectionSettings&) override
 	{
 		if (location.empty()) throw BlueTusk::BlueTuskConnectionStringException("Topology Source: scripted needs a file");
+		if (location == "configure-throw-int") throw 42;   // a careless plugin's configure()
 		_file = location;
 	}
 

@@ -113,6 +113,29 @@ public:
 };
 
 
+
+class SleepyRetryPolicy: public RetryPolicy
+	/// A retry policy whose retry() sleeps 3 s before saying "retry at once".
+{
+public:
+	std::string name() const override
+	{
+		return "sleepy-retry";
+	}
+
+	bool retry(const RetryContext&, Poco::Timespan& delay) const override
+	{
+		std::this_thread::sleep_for(std::chrono::seconds(3));
+		delay = 0;
+		return true;
+	}
+
+	Poco::Timespan budget() const override
+	{
+		return Poco::Timespan(10, 0);
+	}
+};
+
 } // namespace
 
 
@@ -128,6 +151,7 @@ class PolicyCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testHostOrderSeesQueryTimes);
 	CPPUNIT_TEST(testLateCallCapIsHard);
 	CPPUNIT_TEST(testThrowingNameIsPluginException);
+	CPPUNIT_TEST(testSlowRetryPolicyCutOffAtDeadline);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -325,6 +349,40 @@ public:
 		const std::string intMessage = "host order policy \"name-throwing-int\" (" + LIBRARY + ") failed in name(): an exception that is neither a Poco::Exception nor a std::exception";
 		CPPUNIT_ASSERT_EQUAL(intMessage, pluginFailure([&f]() { BlueTuskDataSource::create(fakeConnectionString("a", "Host Order=name-throwing-int"), f.context); }));
 		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, intMessage));
+		// An eviction policy's, looked up the same way.
+		const std::string eviction = "eviction policy \"name-throwing-eviction\" (libBlueTuskTestMisbehavingEviction.so) failed in name(): "
+			"std::exception: name broke on purpose";
+		CPPUNIT_ASSERT_EQUAL(eviction, pluginFailure([&f]() { BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" +
+			testPluginPath("libBlueTuskTestMisbehavingEviction.so") + ";Eviction Policy=name-throwing-eviction"), f.context); }));
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, eviction));
+	}
+
+	void testSlowRetryPolicyCutOffAtDeadline()
+	{
+		// A site retry policy whose retry() sleeps 3 s, Checkout Timeout=1: runInTransaction() ends at about
+		// 1 s with the BlueTuskPluginException saying so (logged once), the unit of work ran once, no lease out.
+		static const SleepyRetryPolicy policy;   // a late call still uses it: it lives as long as the process
+		LogCapture capture;
+		Fixture f("counting", "Checkout Timeout=1");
+		int runs = 0;
+		Poco::Clock started;
+		const std::string message = pluginFailure([&]()
+		{
+			f.dataSource->runInTransaction([&runs](BlueTuskConnection&, Transaction&)
+			{
+				++runs;
+				throw BlueTuskTransportException("connection lost on purpose");
+			}, policy);
+		});
+		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
+		const std::string head = "retry policy \"sleepy-retry\" (BlueTuskRoutingUnitTests) did not return from retry() within ";
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("the checkout's deadline (Checkout Timeout 1000 ms); the unit of work failed with: ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs), elapsedMs >= 900 && elapsedMs < 2000);
+		CPPUNIT_ASSERT_EQUAL(1, runs);
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, head));
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("b").busy);
 	}
 };
 

@@ -103,6 +103,7 @@ class TopologyDataSourceTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testFastPathLeaseOutlivesHostList);
 	CPPUNIT_TEST(testNoThreadLeftBehind);
 	CPPUNIT_TEST(testSourceIgnoringCloseIsAbandoned);
+	CPPUNIT_TEST(testConfigureThrowingIntIsPluginException);
 	CPPUNIT_TEST(testDirectOpenReadsTheSourceOnce);
 	CPPUNIT_TEST(testHealthMonitorFollowsMembers);
 	CPPUNIT_TEST_SUITE_END();
@@ -485,6 +486,33 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		CPPUNIT_ASSERT(within([&] { return threadCount() == before; }, 6000));
+	}
+
+	void testConfigureThrowingIntIsPluginException()
+	{
+		// configure() throwing an int escaped BlueTuskDataSource::create() as an int; now a
+		// BlueTuskPluginException naming the source and its library, logged once.
+		LogCapture capture;
+		TopologyFixture f;
+		const std::string expected = "topology policy \"scripted\" (libBlueTuskTestScriptedTopology.so) failed in configure(): "
+			"an exception that is neither a Poco::Exception nor a std::exception";
+		std::string message = "(no exception)";
+		try
+		{
+			BlueTuskDataSource::create(fakeConnectionString("a", "Topology Source=scripted:configure-throw-int"), f.context);
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			message = exc.message();
+		}
+		catch (...)
+		{
+			message = "another exception";
+		}
+		CPPUNIT_ASSERT_EQUAL(expected, message);
+		int logged = 0;
+		for (const std::string& line: capture.channel().lines()) logged += line.find(expected) != std::string::npos ? 1 : 0;
+		CPPUNIT_ASSERT_EQUAL(1, logged);
 	}
 };
 
