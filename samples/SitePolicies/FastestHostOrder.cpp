@@ -1,7 +1,7 @@
 //
 // FastestHostOrder.cpp
 //
-// Sample plugin: BlueTuskFastestHostOrderPlugin (doc/plugins.md, "Walk-through: fastest")
+// Sample plugin: BlueTuskFastestHostOrderPlugin (doc/site-plugins.md, "fastest (host order)")
 //
 // The host-order policy "fastest": tries the endpoint whose sessions opened fastest first. Each
 // HostCandidate carries what the routing context measured of its endpoint (smoothedConnectMs, -1 while

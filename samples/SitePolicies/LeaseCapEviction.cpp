@@ -1,7 +1,7 @@
 //
 // LeaseCapEviction.cpp
 //
-// Sample plugin: BlueTuskLeaseCapEvictionPlugin (doc/plugins.md, "Walk-through: lease-cap")
+// Sample plugin: BlueTuskLeaseCapEvictionPlugin (doc/site-plugins.md, "lease-cap (eviction)")
 //
 // The eviction policy "lease-cap": a pooled session is closed when it comes back from its maxLeases-th
 // checkout (PooledSessionInfo::returns), so that no backend serves more than maxLeases leases (a site whose

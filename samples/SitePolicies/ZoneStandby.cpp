@@ -1,7 +1,7 @@
 //
 // ZoneStandby.cpp
 //
-// Sample plugin: BlueTuskZoneStandbyPlugin (doc/plugins.md, "Walk-through: zone-standby")
+// Sample plugin: BlueTuskZoneStandbyPlugin (doc/site-plugins.md, "zone-standby (target session)")
 //
 // The target-session policy "zone-standby": a standby in the application's own zone. The router gives
 // classify() the endpoint with the role, so the policy can tell standbys apart:
