@@ -272,7 +272,8 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	RoutingContext& c = _impl->connector;
 	// The site target-session calls of the creation (needsRole(), classify(role) below) are bounded by Timeout
 	// (PolicyCallBound.h; 15 s with Timeout=0).
-	Detail::PolicyDeadline::Scope policyDeadline(Detail::PolicyDeadline::forCheckout(Poco::Timespan(), settings.connectTimeout, settings.redactor()));
+	const SecretRedactor creationRedactor = settings.redactor();
+	Detail::PolicyDeadline::Scope policyDeadline(Poco::Timespan(), settings.connectTimeout, creationRedactor);
 	EvictionPolicy::Ptr eviction;
 	EvictionPolicy::Ptr fallbackEviction;
 	try
@@ -422,9 +423,13 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
 	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
 	// A site target's calls before the Router's (needsRole() here) are bounded by the checkout's deadline too.
+	std::optional<SecretRedactor> siteRedactor;
 	std::optional<Detail::PolicyDeadline::Scope> siteDeadline;
-	if (site) siteDeadline.emplace(Detail::PolicyDeadline::forCheckout(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout,
-		_impl->settings->redactor()));
+	if (site)
+	{
+		siteRedactor.emplace(_impl->settings->redactor());
+		siteDeadline.emplace(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, *siteRedactor);
+	}
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	// Without a topology source the path is fixed and read without a lock or a reference count; with one,
 	// the current list's path is held for the duration of the checkout.

@@ -80,8 +80,6 @@ std::chrono::system_clock::time_point timePoint(const Poco::Timestamp& at)
 }
 
 
-thread_local bool scopeSet = false;
-thread_local PolicyCallLimit scopeLimit;
 
 } // namespace
 
@@ -201,26 +199,35 @@ int PolicyCallBound::runningCalls()
 }
 
 
-PolicyDeadline::Scope::Scope(const PolicyCallLimit& limit):
-	_previous(scopeLimit),
-	_hadPrevious(scopeSet)
+thread_local PolicyDeadline::Scope::State PolicyDeadline::Scope::current;
+
+
+PolicyDeadline::Scope::Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor):
+	_previous(current)
 {
-	if (!scopeSet || limit.deadline < scopeLimit.deadline) scopeLimit = limit;
-	scopeSet = true;
+	const Poco::Timestamp deadline = checkoutDeadline(checkoutTimeout, timeout);
+	if (current.set && current.deadline <= deadline) return;
+	current.set = true;
+	current.deadline = deadline;
+	current.checkoutTimeout = checkoutTimeout;
+	current.timeout = timeout;
+	current.redactor = &redactor;
 }
 
 
 PolicyDeadline::Scope::~Scope()
 {
-	scopeLimit = _previous;
-	scopeSet = _hadPrevious;
+	current = _previous;
 }
 
 
 PolicyCallLimit PolicyDeadline::current()
 {
-	if (scopeSet) return scopeLimit;
-	return PolicyCallLimit();
+	const Scope::State& state = Scope::current;
+	if (!state.set) return PolicyCallLimit();
+	PolicyCallLimit limit = forCheckout(state.checkoutTimeout, state.timeout, *state.redactor);
+	limit.deadline = state.deadline;
+	return limit;
 }
 
 

@@ -85,17 +85,30 @@ class PolicyDeadline
 {
 public:
 	class Scope
-		/// Sets this thread's deadline for its lifetime (nested scopes keep the earliest).
+		/// Sets this thread's deadline for its lifetime, from now (nested scopes keep the earliest). Cheap: a
+		/// timestamp and a few thread-local writes; the limit's text and redactor copy are made only when a
+		/// site policy is called (current()).
 	{
 	public:
-		explicit Scope(const PolicyCallLimit& limit);
+		Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor);
+			/// The checkout's deadline (checkoutDeadline()); redactor must outlive the scope.
 		~Scope();
 		Scope(const Scope&) = delete;
 		Scope& operator = (const Scope&) = delete;
 
 	private:
-		PolicyCallLimit _previous;
-		bool _hadPrevious;
+		struct State
+		{
+			bool set = false;
+			Poco::Timestamp deadline;
+			Poco::Timespan checkoutTimeout;
+			Poco::Timespan timeout;
+			const SecretRedactor* redactor = nullptr;
+		};
+
+		State _previous;
+		friend class PolicyDeadline;
+		static thread_local State current;
 	};
 
 	static PolicyCallLimit current();

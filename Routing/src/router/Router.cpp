@@ -35,7 +35,7 @@ Router::Router(const Request& request):
 	_settings(*request.settings),
 	_endpoints(request.hosts ? request.hosts->endpoints : request.settings->endpoints),
 	_redactor(request.settings->redactor()),
-	_policyDeadline(PolicyDeadline::forCheckout(_settings.checkoutTimeout, _settings.connectTimeout, _redactor)),
+	_policyDeadline(_settings.checkoutTimeout, _settings.connectTimeout, _redactor),
 	_guardWrites(guardsWrites(*request.target)),
 	_needsRole(request.target->needsRole())
 {
