@@ -105,7 +105,16 @@ std::exception_ptr PolicyCallBound::run(std::function<void()> call, const Policy
 			failBound(description() + " was not called: " + std::to_string(late) + " earlier calls of site policies have not "
 				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once)", limit);
 		}
-		if (!slots.freed.wait_until(lock, timePoint(deadline), [&slots]() { return slots.running < MAX_CALLS; }))
+		const bool free = slots.freed.wait_until(lock, timePoint(deadline),
+			[&slots]() { return slots.running < MAX_CALLS || slots.late >= MAX_CALLS; });
+		if (free && slots.running >= MAX_CALLS)
+		{
+			const int late = slots.late;
+			lock.unlock();
+			failBound(description() + " was not called: " + std::to_string(late) + " earlier calls of site policies have not "
+				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once)", limit);
+		}
+		if (!free)
 		{
 			const int running = slots.running;
 			const int late = slots.late;
