@@ -74,8 +74,14 @@ R GuardedTargetSessionPolicy::bounded(std::function<R()> call, const std::string
 
 bool GuardedTargetSessionPolicy::needsRole() const
 {
+	// Asked once (bounded), then the answer kept: a checkout asks it about three times, and each bounded
+	// call starts a thread (doc/plugins.md: "keep it a constant answer"). A failure is not kept.
+	const int known = _needsRole.load(std::memory_order_acquire);
+	if (known >= 0) return known == 1;
 	TargetSessionPolicy::Ptr policy = _policy;
-	return bounded<bool>([policy]() { return policy->needsRole(); }, "needsRole()");
+	const bool answer = bounded<bool>([policy]() { return policy->needsRole(); }, "needsRole()");
+	_needsRole.store(answer ? 1 : 0, std::memory_order_release);
+	return answer;
 }
 
 

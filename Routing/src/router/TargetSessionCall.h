@@ -11,6 +11,7 @@
 #define BlueTusk_Detail_TargetSessionCall_INCLUDED
 
 #include "BlueTusk/TargetSessionPolicy.h"
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <string>
@@ -33,7 +34,8 @@ class GuardedTargetSessionPolicy: public TargetSessionPolicy
 	/// until this thread's PolicyDeadline (the checkout's or open's, set by the data source and the router;
 	/// 15 s outside one); past it the call is abandoned, logged once, and a BlueTuskPluginException
 	/// ("... did not return from classify(standby, a:5432) within N ms, the checkout's deadline ...") is
-	/// thrown. name() and configure() run on the caller's thread (once, at creation and configuration).
+	/// thrown. needsRole()'s first answer is kept (it must be constant). name() and configure() run on the
+	/// caller's thread (once, at creation and configuration).
 {
 public:
 	explicit GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy);
@@ -61,6 +63,7 @@ private:
 		/// call (which owns what it uses) through PolicyCallBound, within this thread's PolicyDeadline.
 
 	TargetSessionPolicy::Ptr _policy;
+	mutable std::atomic<int> _needsRole{-1};   /// needsRole()'s first answer (1, 0), -1 before it
 	std::string _name;
 	std::string _description;   /// target session policy "name" (libX.so)
 };
