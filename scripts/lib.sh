@@ -17,12 +17,21 @@
 #   BLUETUSK_BUILD_ONLY  1: scripts/tsan, scripts/asan, scripts/fuzz and scripts/poco-current build their folder
 #                        and stop (scripts/test's background builds)
 #   BLUETUSK_LOCK_SECONDS the longest wait for another build of the same folder (bt_locked; default 3600)
+#   BLUETUSK_DEBUG_INFO  full, lines or none: the CMake option BLUETUSK_DEBUG_INFO (-g, -g1, -g0) of every
+#                        build these scripts configure; unset, a build folder keeps what it has (new: full).
+#                        scripts/test sets lines: about 35-40 % less compile time, backtraces and sanitizer
+#                        reports keep their functions and lines (doc/maintaining.md, "CI time")
 
 BLUETUSK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BLUETUSK_BUILD_DIR="${BLUETUSK_BUILD_DIR:-$BLUETUSK_ROOT/build}"
 BLUETUSK_BUILD_TYPE="${BLUETUSK_BUILD_TYPE:-RelWithDebInfo}"
 BLUETUSK_JOBS="${BLUETUSK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 BLUETUSK_UNITY_BUILD="${BLUETUSK_UNITY_BUILD:-ON}"
+# The configure argument for BLUETUSK_DEBUG_INFO, when the environment sets it: "${bt_debug_info[@]}".
+bt_debug_info=()
+if [ -n "${BLUETUSK_DEBUG_INFO:-}" ]; then
+	bt_debug_info=(-DBLUETUSK_DEBUG_INFO="$BLUETUSK_DEBUG_INFO")
+fi
 
 # The Debian packages needed to build, test and run the demo. ninja-build is optional (make is the fallback).
 # libkrb5-dev: GSSAPI authentication (Transport); krb5-kdc, krb5-admin-server, krb5-user: scripts/kdc's test KDC.
@@ -131,8 +140,9 @@ bt_build()
 {
 	local generator
 	generator="$(bt_generator)"
-	bt_log "configure: cmake -S $BLUETUSK_ROOT -B $BLUETUSK_BUILD_DIR -G \"$generator\" -DCMAKE_BUILD_TYPE=$BLUETUSK_BUILD_TYPE $*"
-	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" "$@"
+	bt_log "configure: cmake -S $BLUETUSK_ROOT -B $BLUETUSK_BUILD_DIR -G \"$generator\" -DCMAKE_BUILD_TYPE=$BLUETUSK_BUILD_TYPE ${bt_debug_info[*]} $*"
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" \
+		"${bt_debug_info[@]}" "$@"
 	bt_log "build: cmake --build $BLUETUSK_BUILD_DIR -j$BLUETUSK_JOBS"
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS"
 }
@@ -144,7 +154,8 @@ bt_build_targets()
 	local generator
 	generator="$(bt_generator)"
 	bt_log "configure: cmake -S $BLUETUSK_ROOT -B $BLUETUSK_BUILD_DIR -G \"$generator\" -DCMAKE_BUILD_TYPE=$BLUETUSK_BUILD_TYPE"
-	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" >/dev/null
+	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$generator" -DCMAKE_BUILD_TYPE="$BLUETUSK_BUILD_TYPE" \
+		"${bt_debug_info[@]}" >/dev/null
 	bt_log "build: cmake --build $BLUETUSK_BUILD_DIR -j$BLUETUSK_JOBS --target $*"
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
 }
@@ -182,7 +193,7 @@ bt_sanitizer_build()
 	local option="$1"
 	shift
 	cmake -S "$BLUETUSK_ROOT" -B "$BLUETUSK_BUILD_DIR" -G "$(bt_generator)" -DCMAKE_BUILD_TYPE=Debug -D"$option"=ON \
-		-DBLUETUSK_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF >/dev/null
+		-DBLUETUSK_UNITY_BUILD="$BLUETUSK_UNITY_BUILD" -DBLUETUSK_BUILD_SAMPLES=OFF "${bt_debug_info[@]}" >/dev/null
 	cmake --build "$BLUETUSK_BUILD_DIR" -j"$BLUETUSK_JOBS" --target "$@"
 }
 
