@@ -17,11 +17,13 @@
 #ifdef BLUETUSK_HAVE_METRICS
 #include "BlueTusk/Metrics/MetricsSubsystem.h"
 #endif
+#include "Poco/Clock.h"
 #include "Poco/Net/HTTPServer.h"
 #include "Poco/Net/HTTPServerParams.h"
 #include "Poco/Net/ServerSocket.h"
 #include "Poco/Net/SocketAddress.h"
 #include "Poco/NumberParser.h"
+#include "Poco/Thread.h"
 #include "Poco/Util/HelpFormatter.h"
 #include "Poco/Util/Option.h"
 #include "Poco/Util/OptionException.h"
@@ -142,7 +144,13 @@ protected:
 		waitForTerminationRequest();
 
 		logger().information("stopping");
-		server.stop();
+		// No request may still run when main() returns: the subsystems then drain the data sources and
+		// destroy the metrics exporter the handlers read. stop() alone only stops accepting; a scrape in
+		// flight (Prometheus keeps its connection open) went on into the destroyed exporter and crashed.
+		// stopAll(true) also shuts the open connections down; then wait for the handlers, at most 5 s.
+		server.stopAll(true);
+		Poco::Clock stopping;
+		while (server.currentConnections() > 0 && stopping.elapsed() < 5 * Poco::Clock::resolution()) Poco::Thread::sleep(10);
 		std::cout << "stopped" << std::endl;
 		return EXIT_OK;
 	}

@@ -11,6 +11,17 @@ function(run what)
   set(output "${out}" PARENT_SCOPE)
 endfunction()
 
+# prefix_path_env(out dir...): sets out to "CMAKE_PREFIX_PATH=<dirs>:<POCO_PREFIX_PATH>", ':'-separated, for
+# `cmake -E env` before a configure: the consumer finds the given directories and the Poco BlueTusk was built
+# against (the system's, or the build's CMAKE_PREFIX_PATH: scripts/poco-current's Poco 1.14.2). As a
+# -DCMAKE_PREFIX_PATH=a;b argument the list would be split in two on its way through run(), and the consumer
+# would find the system's Poco beside a BlueTusk built on another (a crash at the first call).
+function(prefix_path_env out)
+  set(dirs ${ARGN} ${POCO_PREFIX_PATH})
+  string(REPLACE ";" ":" joined "${dirs}")
+  set(${out} "CMAKE_PREFIX_PATH=${joined}" PARENT_SCOPE)
+endfunction()
+
 # expect_lines(what text line...): stops the script unless text holds every line (whole lines).
 function(expect_lines what text)
   foreach(line ${ARGN})

@@ -19,8 +19,9 @@ file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 file(GLOB_RECURSE before LIST_DIRECTORIES false RELATIVE ${BUILD_DIR}/lib ${BUILD_DIR}/lib/*)
 
-run("configure consumer against the build tree" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${consumer_build} -G ${GENERATOR}
-  "-DCMAKE_PREFIX_PATH=${BUILD_DIR};${POCO_PREFIX_PATH}" -DCMAKE_BUILD_TYPE=Release)
+prefix_path_env(prefix_path ${BUILD_DIR}) # the build tree, and the Poco it was built against
+run("configure consumer against the build tree" ${CMAKE_COMMAND} -E env "${prefix_path}"
+  ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${consumer_build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release)
 run("build consumer" ${CMAKE_COMMAND} --build ${consumer_build})
 run("run consumer" ${consumer_build}/bluetusk-consumer)
 expect_lines("run consumer" "${output}"
@@ -34,8 +35,8 @@ endif()
 run("data source" ${CMAKE_COMMAND} -E env --unset=BLUETUSK_PLUGIN_PATH ${consumer_build}/bluetusk-consumer --data-source)
 expect_lines("data source" "${output}" "data source created")
 
-run("configure the CustomPolicy sample against the build tree" ${CMAKE_COMMAND} -S ${SAMPLE_DIR} -B ${sample_build} -G ${GENERATOR}
-  "-DCMAKE_PREFIX_PATH=${BUILD_DIR};${POCO_PREFIX_PATH}" -DCMAKE_BUILD_TYPE=Release)
+run("configure the CustomPolicy sample against the build tree" ${CMAKE_COMMAND} -E env "${prefix_path}"
+  ${CMAKE_COMMAND} -S ${SAMPLE_DIR} -B ${sample_build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release)
 run("build the sample" ${CMAKE_COMMAND} --build ${sample_build})
 run("install the sample with no prefix" ${CMAKE_COMMAND} -E env DESTDIR=${destdir} ${CMAKE_COMMAND} --install ${sample_build})
 if(NOT EXISTS ${destdir}${PLUGIN_INSTALL_DIR}/libBlueTuskPreferredHostsPlugin.so)

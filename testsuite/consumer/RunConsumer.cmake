@@ -33,9 +33,8 @@ endforeach()
 
 # The consumer sees only the prefix and the Poco BlueTusk was built against (the system's, or POCO_PREFIX_PATH:
 # the build's CMAKE_PREFIX_PATH, scripts/poco-current's Poco 1.14.2): no path into the source or build tree.
-# (as the environment variable, ':'-separated: a ';' list would be split into two arguments on its way to run())
-string(REPLACE ";" ":" poco_prefix_path "${POCO_PREFIX_PATH}")
-run("configure consumer" ${CMAKE_COMMAND} -E env "CMAKE_PREFIX_PATH=${prefix}:${poco_prefix_path}"
+prefix_path_env(prefix_path ${prefix})
+run("configure consumer" ${CMAKE_COMMAND} -E env "${prefix_path}"
   ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${consumer_build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release)
 run("build consumer" ${CMAKE_COMMAND} --build ${consumer_build})
 # Without LD_LIBRARY_PATH (scripts/poco-current sets one for its suites): the installed libraries find a Poco

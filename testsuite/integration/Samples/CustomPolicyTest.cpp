@@ -14,6 +14,7 @@
 #include "Poco/AutoPtr.h"
 #include "Poco/File.h"
 #include "Poco/Path.h"
+#include "Poco/StringTokenizer.h"
 #include "Poco/TemporaryFile.h"
 #include "Poco/Util/MapConfiguration.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -143,8 +144,13 @@ public:
 		int status = run("cmake --install", {"cmake", "--install", BLUETUSK_BINARY_DIR, "--prefix", prefix}, log);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, status);
 		CPPUNIT_ASSERT_MESSAGE(log, Poco::File(prefix + "/include/BlueTusk/HostOrderPolicy.h").exists());
+		// The prefix, and the Poco this build was made with (empty: the system's): a plugin built against
+		// another Poco than the process's would bring a second Poco into it.
+		const Poco::StringTokenizer pocoDirs(BLUETUSK_POCO_PREFIX_PATH, ":", Poco::StringTokenizer::TOK_IGNORE_EMPTY);
+		std::string prefixPath = prefix;
+		for (const auto& dir: pocoDirs) prefixPath += ";" + dir;
 		status = run("configure", {"cmake", "-S", std::string(BLUETUSK_SOURCE_DIR) + "/samples/CustomPolicy", "-B", build,
-			"-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_BUILD_TYPE=Release"}, log);
+			"-DCMAKE_PREFIX_PATH=" + prefixPath, "-DCMAKE_BUILD_TYPE=Release"}, log);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, status);
 		status = run("build", {"cmake", "--build", build}, log);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, status);
@@ -152,6 +158,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, run("grep BlueTusk_DIR", {"grep", "-q", "^BlueTusk_DIR:PATH=" + prefix + "/", build + "/CMakeCache.txt"}, log));
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, run("grep installed include", {"grep", "-rqF", prefix + "/include", build}, log));
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 1, run("grep source include", {"grep", "-rqF", std::string(BLUETUSK_SOURCE_DIR) + "/Routing/include", build}, log));
+		const std::string pocoDir = pocoDirs.count() == 0 ? "/usr/" : pocoDirs[0] + "/";
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, run("grep Poco_DIR", {"grep", "-qF", "Poco_DIR:PATH=" + pocoDir, build + "/CMakeCache.txt"}, log));
 		const std::string plugin = build + "/libBlueTuskPreferredHostsPlugin.so";
 		CPPUNIT_ASSERT_MESSAGE(log, Poco::File(plugin).exists());
 
