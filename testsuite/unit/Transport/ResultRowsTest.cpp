@@ -86,6 +86,7 @@ class ResultRowsTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testCopyAndMove);
 	CPPUNIT_TEST(testFieldRefReadsLikeOptional);
 	CPPUNIT_TEST(testRowViewReadsHeldRowsInPlace);
+	CPPUNIT_TEST(testMutatedBodiesAgreeWithTheDecoder);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -255,6 +256,49 @@ public:
 		CPPUNIT_ASSERT_THROW(result.row(0).get<std::string>(1), BlueTuskTypeException);
 		CPPUNIT_ASSERT_THROW(result.row(0).get<std::string>(2), BlueTuskUsageException);
 		CPPUNIT_ASSERT_THROW(result.row(2), BlueTuskUsageException);
+	}
+
+	void testMutatedBodiesAgreeWithTheDecoder()
+	{
+		// Valid bodies with one byte changed, cut or extended (a fixed seed): the packed decoder accepts what
+		// dataRow() accepts, with the same values, and refuses the rest with the same message.
+		std::uint32_t seed = 12345;
+		auto next = [&seed]() { seed = seed * 1103515245u + 12345u; return (seed >> 8) & 0xFFFF; };
+		int accepted = 0, refused = 0;
+		for (int round = 0; round < 3000; ++round)
+		{
+			Row row;
+			const std::size_t columns = next() % 4;
+			for (std::size_t i = 0; i < columns; ++i)
+				row.push_back(next() % 5 == 0 ? FieldValue() : FieldValue(std::string(next() % 6, static_cast<char>('a' + next() % 26))));
+			std::string body = dataRow(row);
+			switch (next() % 4)
+			{
+			case 0: if (!body.empty()) body[next() % body.size()] = static_cast<char>(next() % 8 == 0 ? 0xFF : next() % 7); break;
+			case 1: body.resize(next() % (body.size() + 1)); break;
+			case 2: body.push_back('x'); break;
+			default: break;
+			}
+			const std::size_t expected = next() % 8 == 0 ? columns + 1 : columns;
+			ResultRows held;
+			Row decoded;
+			const std::string decodedError = errorOf([&] { decoded = BackendMessage('D', body).dataRow(expected); });
+			const std::string packedError = errorOf([&] { appendBody(held, body, expected); });
+			CPPUNIT_ASSERT_EQUAL(decodedError, packedError);
+			if (decodedError == "(no exception)")
+			{
+				++accepted;
+				CPPUNIT_ASSERT_EQUAL(std::size_t(1), held.size());
+				assertSameRow(decoded, held[0]);
+			}
+			else
+			{
+				++refused;
+				CPPUNIT_ASSERT(held.empty());
+			}
+		}
+		CPPUNIT_ASSERT(accepted > 500);
+		CPPUNIT_ASSERT(refused > 500);
 	}
 };
 
