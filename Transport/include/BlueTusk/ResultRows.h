@@ -245,10 +245,19 @@ public:
 	ResultRows(std::initializer_list<Row> rows);
 		/// The rows given, appended in order.
 	ResultRows(const ResultRows& other);
+		/// A copy: other's rows packed anew into arena blocks of its own.
+
 	ResultRows(ResultRows&& other) noexcept;
+		/// Takes other's rows and arena (the RowRef and FieldRef into it stay valid); other is left empty.
+
 	ResultRows& operator = (const ResultRows& other);
+		/// Replaces the rows by a copy of other's (this object's RowRef and FieldRef become invalid).
+
 	ResultRows& operator = (ResultRows&& other) noexcept;
+		/// Replaces the rows by other's, arena and all; other is left empty.
+
 	~ResultRows();
+		/// Frees the arena: every RowRef and FieldRef into it becomes invalid.
 
 	std::size_t size() const { return _rows.size(); }
 		/// The number of rows.
