@@ -8,7 +8,8 @@
 // RowDescription sets the columns the next DataRows must match, and every field of a DataRow is read
 // in its column's type and format the way the column's table OID chooses (Fuzz::readChosen: 0, as for
 // a computed column, as every C++ type, else one read; no decoder looks at the table OID, so it is free
-// for the fuzzer to set). Only BlueTuskProtocolException
+// for the fuzzer to set); a DataRow also goes through ResultRows::appendDataRow, which must agree with
+// dataRow() on every body (accepted or not, values, message). Only BlueTuskProtocolException
 // (framing, malformed messages) and BlueTuskTypeException (reads) may come out; memory stays bounded
 // by the reader's limits (libFuzzer's -rss_limit_mb / -malloc_limit_mb catch the rest).
 //
@@ -40,7 +41,29 @@ void decode(const BackendMessage& message, std::vector<ColumnDescription>& colum
 	case 'T': columns = message.rowDescription(); break;
 	case 'D':
 		{
-			const Row row = message.dataRow(columns.size());
+			// The held rows' packed decoder (ResultRows::appendDataRow) must accept exactly what dataRow()
+			// accepts, with the same message, and read back the same values.
+			ResultRows packed;
+			std::string packedError;
+			try
+			{
+				packed.appendDataRow(message.body.data(), message.body.size(), columns.size());
+			}
+			catch (BlueTuskProtocolException& exc)
+			{
+				packedError = exc.message();
+			}
+			Row row;
+			try
+			{
+				row = message.dataRow(columns.size());
+			}
+			catch (BlueTuskProtocolException& exc)
+			{
+				if (exc.message() != packedError || !packed.empty()) __builtin_trap();
+				throw;
+			}
+			if (!packedError.empty() || packed.size() != 1 || !(Row(packed[0]) == row)) __builtin_trap();
 			for (std::size_t i = 0; i < row.size(); ++i)
 			{
 				if (!row[i]) continue;

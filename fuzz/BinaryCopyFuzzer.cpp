@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 		if (row.size() != types.size()) __builtin_trap();
 		for (std::size_t i = 0; i < row.size(); ++i)
 		{
-			const FieldValue& raw = row.raw(i);
+			const FieldRef raw = row.raw(i);
 			if (!raw) continue;
 			FieldView field;
 			field.typeOid = types[i];

@@ -65,11 +65,11 @@ Extractor::~Extractor()
 }
 
 
-const FieldValue& Extractor::field(std::size_t pos, std::size_t row) const
+FieldRef Extractor::field(std::size_t pos, std::size_t row) const
 {
 	if (!_cursor.result || row >= _cursor.result->rows.size())
 		throw Poco::Data::ExtractException("no row to extract from (row " + std::to_string(row + 1) + ")");
-	const Row& fields = _cursor.result->rows[row];
+	const RowRef fields = _cursor.result->rows[row];
 	if (pos >= fields.size() || pos >= _cursor.result->columns.size())
 		throw Poco::Data::ExtractException("column " + std::to_string(pos + 1) + " does not exist; the result has " +
 			std::to_string(_cursor.result->columns.size()) + " columns");
@@ -80,9 +80,9 @@ const FieldValue& Extractor::field(std::size_t pos, std::size_t row) const
 template <typename T>
 bool Extractor::read(std::size_t pos, std::size_t row, T& val)
 {
-	const FieldValue& value = field(pos, row);
-	if (!value) return false;
-	convertInto(Field{_cursor.result->columns[pos], *value, pos + 1}, val);
+	const FieldRef value = field(pos, row);
+	if (value.isNull()) return false;
+	convertInto(Field{_cursor.result->columns[pos], value.view(), pos + 1}, val);
 	return true;
 }
 
@@ -140,7 +140,7 @@ BLUETUSK_EXTRACTOR_TYPES(BLUETUSK_EXTRACT_CONTAINERS)
 bool Extractor::isNull(std::size_t col, std::size_t row)
 {
 	const std::size_t index = row == Poco::Data::POCO_DATA_INVALID_ROW ? _cursor.row : _cursor.row + row;
-	return !field(col, index);
+	return field(col, index).isNull();
 }
 
 

@@ -100,7 +100,7 @@ private:
 	template <typename T> bool read(std::size_t pos, std::size_t row, T& val);
 	template <typename C> bool readColumn(std::size_t pos, C& values);
 	template <typename T> bool readNullable(std::size_t pos, Poco::Nullable<T>& val);
-	const FieldValue& field(std::size_t pos, std::size_t row) const;
+	FieldRef field(std::size_t pos, std::size_t row) const;
 
 	const ResultCursor& _cursor;
 };

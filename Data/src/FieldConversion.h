@@ -28,7 +28,7 @@ struct Field
 	/// A non-NULL field and its column, with the column's 1-based number for messages.
 {
 	const ColumnDescription& column;
-	const std::string& bytes;
+	std::string_view bytes;   // in the result's arena (ResultRows)
 	std::size_t number;
 
 	FieldView view() const

@@ -19,7 +19,7 @@ set(layers protocol connect session)
 
 # The public headers by layer (file names in include/BlueTusk): the statement API and what Routing needs
 # (doc/architecture.md, "Public surface"). Every other header lives in its layer's folder under src/.
-set(public_protocol BinaryCopyReader.h Notification.h Parameter.h QueryResult.h TypeOid.h ValueCodec.h)
+set(public_protocol BinaryCopyReader.h Notification.h Parameter.h QueryResult.h ResultRows.h TypeOid.h ValueCodec.h)
 set(public_connect OpenCancellation.h StartupGate.h)
 set(public_session CommitOutcome.h CopyIn.h Pipeline.h PreparedStatement.h Session.h SessionControl.h Transaction.h)
 

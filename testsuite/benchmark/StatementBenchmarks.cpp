@@ -127,7 +127,7 @@ namespace
 				Checksum checksum;
 				for (RowView row: result)
 				{
-					const std::string& text = *row.raw(4);
+					const std::string_view text = row.raw(4).view();
 					checksum.add(row.get<Poco::Int32>(0), row.get<Poco::Int64>(1), row.get<double>(2),
 						row.get<Poco::Timestamp>(3).epochMicroseconds(), text.size());
 				}

@@ -150,7 +150,7 @@ QueryResult FakeSession::answer(const std::string& sql)
 	ColumnDescription column;
 	column.name = "endpoint";
 	result.columns.push_back(column);
-	result.rows.push_back(Row{FieldValue(_key)});
+	result.rows.append(Row{FieldValue(_key)});
 	return result;
 }
 

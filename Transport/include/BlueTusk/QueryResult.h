@@ -11,6 +11,7 @@
 
 #include "BlueTusk/Foundation.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/ResultRows.h"
 #include "BlueTusk/ValueCodec.h"
 #include "Poco/Types.h"
 #include <iterator>
@@ -33,12 +34,6 @@ struct BlueTusk_Transport_API ColumnDescription
 	Poco::Int32 typeModifier = 0;
 	Poco::Int16 formatCode = 0; /// 0 text, 1 binary
 };
-
-using FieldValue = std::optional<std::string>;
-	/// A field's bytes as the server sent them (text format unless its column's formatCode is 1);
-	/// std::nullopt is SQL NULL, distinct from the empty string.
-
-using Row = std::vector<FieldValue>;
 
 
 namespace Detail {
@@ -93,10 +88,14 @@ class BlueTusk_Transport_API RowView
 	/// column (1-based number and name), its PostgreSQL type and the C++ type when the conversion is
 	/// not allowed, loses the value, or meets NULL with a non-optional T; BlueTuskUsageException for an
 	/// index out of range or an unknown column name (listing the columns). The session is unaffected.
-	/// Cheap to copy (two pointers); thread-safe for reading.
+	/// Cheap to copy (three pointers); thread-safe for reading.
 {
 public:
 	RowView(const std::vector<ColumnDescription>& columns, const Row& row);
+		/// A view of a row of separate values (streamed rows, BinaryCopyReader).
+
+	RowView(const std::vector<ColumnDescription>& columns, RowRef row): _columns(&columns), _row(nullptr), _packed(row.packed()) {}
+		/// A view of a held row (QueryResult::rows), read in place.
 
 	std::size_t size() const;
 		/// The number of columns.
@@ -128,8 +127,8 @@ public:
 	std::size_t columnIndex(const std::string& name) const;
 		/// The index of the first column called name; throws BlueTuskUsageException listing the columns.
 
-	const FieldValue& raw(std::size_t index) const;
-		/// The field's bytes as received (see FieldValue).
+	FieldRef raw(std::size_t index) const;
+		/// The field's bytes as received, in place (see FieldRef; valid while the row's result lives).
 
 private:
 	template <typename T> static T read(const RowView& row, std::size_t index)
@@ -164,11 +163,11 @@ private:
 	template <typename T>
 	void readInto(std::size_t index, T& value, const char* cppType) const
 	{
-		const FieldValue& field = checkedField(index);
-		if (!field) nullError(index, cppType);
+		const FieldRef field = checkedField(index);
+		if (field.isNull()) nullError(index, cppType);
 		try
 		{
-			ValueCodec::read(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field->data(), field->size()}, value);
+			ValueCodec::read(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field.data(), field.size()}, value);
 		}
 		catch (BlueTuskTypeException& exc)
 		{
@@ -176,13 +175,26 @@ private:
 		}
 	}
 
-	const FieldValue& checkedField(std::size_t index) const;
+	FieldRef checkedField(std::size_t index) const
+	{
+		if (_packed)
+		{
+			const RowRef row(_packed);
+			if (index >= _columns->size() || index >= row.size()) rangeError(index);
+			return row[index];
+		}
+		if (index >= _columns->size() || index >= _row->size()) rangeError(index);
+		return FieldRef((*_row)[index]);
+	}
+
+	[[noreturn]] void rangeError(std::size_t index) const;
 	[[noreturn]] void nullError(std::size_t index, const char* cppType) const;
 	[[noreturn]] void rethrowNamed(std::size_t index, const BlueTuskTypeException& exc) const;
 	std::string describeColumn(std::size_t index) const;
 
 	const std::vector<ColumnDescription>* _columns;
-	const Row* _row;
+	const Row* _row;          // separate values, or
+	const char* _packed;      // a held row (RowRef's layout)
 };
 
 struct BlueTusk_Transport_API QueryResult
@@ -190,7 +202,9 @@ struct BlueTusk_Transport_API QueryResult
 	/// CommandComplete tag ("SELECT 3", "INSERT 0 1", "UPDATE 2").
 {
 	std::vector<ColumnDescription> columns;
-	std::vector<Row> rows;
+	ResultRows rows;
+		/// The rows, packed (ResultRows.h): rows[i][j] is a FieldRef that reads like
+		/// std::optional<std::string>; rows.append() adds one.
 	std::string commandTag;
 
 	Poco::UInt64 rowsAffected() const;

@@ -35,7 +35,7 @@ RowView QueryResult::row(std::size_t index) const
 }
 
 
-RowView::RowView(const std::vector<ColumnDescription>& columns, const Row& row): _columns(&columns), _row(&row)
+RowView::RowView(const std::vector<ColumnDescription>& columns, const Row& row): _columns(&columns), _row(&row), _packed(nullptr)
 {
 }
 
@@ -48,7 +48,7 @@ std::size_t RowView::size() const
 
 bool RowView::isNull(std::size_t index) const
 {
-	return !checkedField(index);
+	return checkedField(index).isNull();
 }
 
 
@@ -60,9 +60,9 @@ bool RowView::isNull(const std::string& name) const
 
 bool RowView::isInfinite(std::size_t index) const
 {
-	const FieldValue& field = checkedField(index);
-	if (!field) return false;
-	return ValueCodec::isInfinite(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field->data(), field->size()});
+	const FieldRef field = checkedField(index);
+	if (field.isNull()) return false;
+	return ValueCodec::isInfinite(FieldView{(*_columns)[index].typeOid, (*_columns)[index].formatCode, field.data(), field.size()});
 }
 
 
@@ -90,18 +90,16 @@ std::size_t RowView::columnIndex(const std::string& name) const
 }
 
 
-const FieldValue& RowView::raw(std::size_t index) const
+FieldRef RowView::raw(std::size_t index) const
 {
 	return checkedField(index);
 }
 
 
-const FieldValue& RowView::checkedField(std::size_t index) const
+void RowView::rangeError(std::size_t index) const
 {
-	if (index >= _columns->size() || index >= _row->size())
-		throw BlueTuskUsageException("column index " + std::to_string(index) + " is out of range; the row has " +
-			std::to_string(_columns->size()) + " columns (indexes start at 0)");
-	return (*_row)[index];
+	throw BlueTuskUsageException("column index " + std::to_string(index) + " is out of range; the row has " +
+		std::to_string(_columns->size()) + " columns (indexes start at 0)");
 }
 
 

@@ -55,7 +55,7 @@ CommitRecord CommitRecord::fromCapture(const BlueTuskHostEndpoint& endpoint, con
 {
 	if (capture.rows.size() != 1 || capture.rows[0].size() != 3)
 		throw BlueTuskProtocolException("unexpected answer from " + endpoint.toString() + " to the transaction id query before COMMIT");
-	const Row& row = capture.rows[0];
+	const RowRef row = capture.rows[0];
 	CommitRecord record;
 	record.endpoint = endpoint;
 	if (row[0])

@@ -489,14 +489,14 @@ void ProtocolSession::readCycle(std::vector<QueryResult>& results, const std::ve
 			return true;
 		case 'D':
 			if (!open) throw BlueTuskProtocolException("DataRow without RowDescription from " + where());
-			results.back().rows.push_back(Detail::decodeDataRow(view.type, view.body, view.length, results.back().columns.size()));
+			results.back().rows.appendDataRow(view.body, view.length, results.back().columns.size());
 			return true;
 		case 'C':
 			if (!open) results.emplace_back();
 			Detail::decodeCommandComplete(view.type, view.body, view.length, results.back().commandTag);
 			if (Detail::changesSchema(results.back().commandTag)) noteSchemaChange(results.back().commandTag);
 			if (_rowsHint > 0 && results.size() == 1 && results.back().rows.capacity() / 2 > results.back().rows.size())
-				results.back().rows.shrink_to_fit();   // fewer rows than last time: no reserve kept unused
+				results.back().rows.shrinkToFit();   // fewer rows than last time: no reserve kept unused
 			open = false;
 			copyOut = false;
 			return true;

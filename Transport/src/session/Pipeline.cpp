@@ -146,7 +146,7 @@ bool ProtocolSession::readPipelineStatement(const PipelineCommand& command, Pipe
 				result.result.columns = message.rowDescription();
 				break;
 			case 'D':
-				result.result.rows.push_back(message.dataRow(result.result.columns.size()));
+				result.result.rows.appendDataRow(message.body.data(), message.body.size(), result.result.columns.size());
 				break;
 			case 'C':
 				result.result.commandTag = message.commandComplete();

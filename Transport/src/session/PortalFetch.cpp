@@ -102,7 +102,17 @@ QueryResult ProtocolSession::takeAhead(std::size_t rows)
 	QueryResult piece;
 	piece.columns = _fetchColumns;
 	const std::size_t end = std::min(_fetchAhead.rows.size(), _fetchAheadNext + rows);
-	for (; _fetchAheadNext < end; ++_fetchAheadNext) piece.rows.push_back(std::move(_fetchAhead.rows[_fetchAheadNext]));
+	if (_fetchAheadNext == 0 && end == _fetchAhead.rows.size())
+	{
+		piece.rows = std::move(_fetchAhead.rows);   // all of it: its arena moves along
+		_fetchAheadNext = end;
+		piece.commandTag = _fetchAhead.commandTag;
+		_fetchAhead = QueryResult();
+		_fetchAheadNext = 0;
+		return piece;
+	}
+	piece.rows.reserve(end - _fetchAheadNext);
+	for (; _fetchAheadNext < end; ++_fetchAheadNext) piece.rows.append(_fetchAhead.rows[_fetchAheadNext]);
 	if (_fetchAheadNext == _fetchAhead.rows.size())
 	{
 		piece.commandTag = _fetchAhead.commandTag;
@@ -146,7 +156,7 @@ QueryResult ProtocolSession::readPortal(std::size_t rows)
 			switch (message.type)
 			{
 			case 'D':
-				piece.rows.push_back(message.dataRow(piece.columns.size()));
+				piece.rows.appendDataRow(message.body.data(), message.body.size(), piece.columns.size());
 				break;
 			case 's': // PortalSuspended: more rows wait
 				return piece;

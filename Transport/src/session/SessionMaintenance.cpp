@@ -110,13 +110,14 @@ ServerRole ProtocolSession::probeRole(bool force)
 			markBroken();
 			throw BlueTuskProtocolException("unexpected answer to the role probe from " + where());
 		}
-		const std::string& inRecovery = *results[0].rows[0][0];
-		const std::string& readOnly = *results[0].rows[0][1];
+		const FieldRef inRecovery = results[0].rows[0][0];
+		const FieldRef readOnly = results[0].rows[0][1];
 		if (inRecovery == "t") _role = ServerRole::Standby;
 		else if (readOnly == "on") _role = ServerRole::PrimaryReadOnly;
 		else _role = ServerRole::Primary;
 		_roleFromProbe = true;   // until the next ReadyForQuery (handleReady())
-		notePeerProcess(results[0].rows[0][2] ? &*results[0].rows[0][2] : nullptr);
+		const FieldValue pid = results[0].rows[0][2];
+		notePeerProcess(pid ? &*pid : nullptr);
 		return _role;
 	});
 }
@@ -139,9 +140,9 @@ ServerRole ProtocolSession::probeRoleAndWal(Lsn& replayed, Lsn& received)
 			markBroken();
 			throw BlueTuskProtocolException("unexpected answer to the role and WAL probe from " + where());
 		}
-		const auto& row = results[0].rows[0];
-		if (*row[0] == "t") _role = ServerRole::Standby;
-		else if (*row[1] == "on") _role = ServerRole::PrimaryReadOnly;
+		const RowRef row = results[0].rows[0];
+		if (row[0] == "t") _role = ServerRole::Standby;
+		else if (row[1] == "on") _role = ServerRole::PrimaryReadOnly;
 		else _role = ServerRole::Primary;
 		replayed = Lsn();
 		received = Lsn();

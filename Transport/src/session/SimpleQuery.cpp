@@ -94,7 +94,7 @@ QueryResult ProtocolSession::execute(const std::string& sql, const std::vector<F
 namespace {
 
 const std::size_t MANY_ROWS = 1024;          // fewer: the vector's growth costs little, nothing is remembered
-const std::size_t MAX_ROWS_HINT = 1 << 20;   // 24 MB of Row handles at the most, reserved on a hint
+const std::size_t MAX_ROWS_HINT = 1 << 20;   // 8 MB of row pointers (ResultRows) at the most, reserved on a hint
 
 } // namespace
 

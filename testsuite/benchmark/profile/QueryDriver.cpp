@@ -24,7 +24,7 @@ using namespace BlueTusk;
 static const char* SQL_1 = "SELECT 1";
 static const char* EXT = "SELECT $1::int4 + 1";
 static const char* ROWS = "SELECT i::text, 'bravo-' || i, 'charlie-' || i, 'delta-' || i, 'echo-' || i FROM generate_series(1, 10000) AS i";
-static std::size_t bytes(const QueryResult& r) { std::size_t b = 0; for (auto& row: r.rows) for (auto& f: row) if (f) b += f->size(); return b; }
+static std::size_t bytes(const QueryResult& r) { std::size_t b = 0; for (RowRef row: r.rows) for (FieldRef f: row) if (f) b += f->size(); return b; }
 static std::size_t bytes(const PGresult* r) { std::size_t b = 0; for (int i = 0; i < PQntuples(r); ++i) for (int c = 0; c < PQnfields(r); ++c) if (!PQgetisnull(r, i, c)) b += PQgetlength(r, i, c); return b; }
 int main(int argc, char** argv)
 {

@@ -140,7 +140,7 @@ public:
 	void testRecordFromCapture()
 	{
 		QueryResult capture;
-		capture.rows.push_back({std::string("4294968296"), std::string("0/3000148"), std::string("0000000A")});
+		capture.rows.append({std::string("4294968296"), std::string("0/3000148"), std::string("0000000A")});
 		CommitRecord r = CommitRecord::fromCapture(BlueTuskHostEndpoint("db-a", 5432), capture);
 		CPPUNIT_ASSERT_EQUAL(std::string("4294968296"), r.xid);
 		CPPUNIT_ASSERT_EQUAL(std::string("0/3000148"), r.lsnBeforeCommit.toString());
@@ -148,14 +148,14 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("xid 4294968296 on db-a:5432 (timeline 10, WAL before COMMIT 0/3000148)"), r.toString());
 
 		QueryResult nothingWritten;
-		nothingWritten.rows.push_back({std::nullopt, std::string("0/3000148"), std::string("00000001")});
+		nothingWritten.rows.append({std::nullopt, std::string("0/3000148"), std::string("00000001")});
 		CPPUNIT_ASSERT(!CommitRecord::fromCapture(BlueTuskHostEndpoint("db-a", 5432), nothingWritten).hasXid());
 
 		QueryResult garbage;
-		garbage.rows.push_back({std::string("12x"), std::string("0/1"), std::string("00000001")});
+		garbage.rows.append({std::string("12x"), std::string("0/1"), std::string("00000001")});
 		CPPUNIT_ASSERT_THROW(CommitRecord::fromCapture(BlueTuskHostEndpoint("db-a", 5432), garbage), BlueTuskProtocolException);
 		QueryResult badTimeline;
-		badTimeline.rows.push_back({std::string("12"), std::string("0/1"), std::string("1")});
+		badTimeline.rows.append({std::string("12"), std::string("0/1"), std::string("1")});
 		CPPUNIT_ASSERT_THROW(CommitRecord::fromCapture(BlueTuskHostEndpoint("db-a", 5432), badTimeline), BlueTuskProtocolException);
 	}
 

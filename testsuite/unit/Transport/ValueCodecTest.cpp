@@ -322,8 +322,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("column index 3 is out of range; the row has 3 columns (indexes start at 0)"), message([&] { view.get<double>(3); }));
 		QueryResult result;
 		result.columns = columns;
-		result.rows.push_back(row);
-		result.rows.push_back(Row{std::string("7"), std::string("1"), std::string("x")});
+		result.rows.append(row);
+		result.rows.append(Row{std::string("7"), std::string("1"), std::string("x")});
 		Poco::Int64 sum = 0;
 		for (RowView r: result) sum += r.get<Poco::Int64>(0);
 		CPPUNIT_ASSERT_EQUAL(Poco::Int64(5000000007LL), sum);
