@@ -84,6 +84,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSessionPoolWithEightThreads);
 	CPPUNIT_TEST(testOpenDuringFailoverLandsOnPromotedNode);
 	CPPUNIT_TEST(testLoginTimeoutBoundsTheCheckout);
+	CPPUNIT_TEST(testLoginTimeoutBoundsTheFailoverWait);
 	CPPUNIT_TEST(testConnectionTimeoutStaysWithItsSession);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -416,6 +417,24 @@ public:
 		catch (BlueTusk::Data::ConnectionException& exc)
 		{
 			CPPUNIT_ASSERT(dynamic_cast<const BlueTusk::BlueTuskPoolTimeoutException*>(exc.nested()) != nullptr);
+		}
+		const double seconds = clock.elapsed() / 1e6;
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
+	}
+
+	void testLoginTimeoutBoundsTheFailoverWait()
+	{
+		// no primary among the hosts: a read-write open waits for one, Failover Timeout=30, but only its login
+		// timeout (1 s; a new-user trial waited the whole 30 s)
+		const std::string text = bluetuskString(node(2) + "," + node(3), "Target Session Attributes=read-write;Failover Timeout=30");
+		Poco::Clock clock;
+		try
+		{
+			Session session("bluetusk", text, 1);
+			CPPUNIT_FAIL("no primary: the open must fail");
+		}
+		catch (BlueTusk::Data::ConnectionException&)
+		{
 		}
 		const double seconds = clock.elapsed() / 1e6;
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
