@@ -10,6 +10,7 @@
 
 #include "DataTestSupport.h"
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Data/DataException.h"
 #include "Poco/Clock.h"
 #include "Poco/Data/SessionPool.h"
@@ -115,6 +116,16 @@ public:
 		CPPUNIT_ASSERT_EQUAL(endpointOf(2), connection->connectedEndpoint().toString());
 		CPPUNIT_ASSERT(session.getFeature("bulk"));
 		CPPUNIT_ASSERT_THROW(session.setProperty("endpoint", std::string("x")), Poco::InvalidAccessException);
+		// the shared data source as the raw pointer and as the shared_ptr a metrics exporter attaches
+		BlueTusk::BlueTuskDataSource* raw = Poco::AnyCast<BlueTusk::BlueTuskDataSource*>(session.getProperty("dataSource"));
+		BlueTusk::BlueTuskDataSource::Ptr shared = Poco::AnyCast<BlueTusk::BlueTuskDataSource::Ptr>(session.getProperty("sharedDataSource"));
+		CPPUNIT_ASSERT(raw != nullptr);
+		CPPUNIT_ASSERT_EQUAL(raw, shared.get());
+		std::size_t busyOnStandby = 0;
+		for (const auto& pool: shared->getHostPoolStatistics())
+			if (pool.first.toString() == endpointOf(2)) busyOnStandby = pool.second.busy;
+		CPPUNIT_ASSERT(busyOnStandby >= 1);   // this session's lease, seen through the shared_ptr
+		CPPUNIT_ASSERT_THROW(session.setProperty("sharedDataSource", shared), Poco::InvalidAccessException);
 	}
 
 	void testEveryConnectionStringForm()
