@@ -27,8 +27,15 @@ DataSourceRegistry::Lookup DataSourceRegistry::get(const std::string& connection
 
 	ConnectionSettings settings = ConnectionSettings::parse(connectionString);
 	const Poco::Timespan login(static_cast<long>(loginTimeoutSeconds), 0);
-	if (loginTimeoutSeconds > 0 && (settings.checkoutTimeout.totalMicroseconds() == 0 || login < settings.checkoutTimeout))
-		settings.checkoutTimeout = login;
+	// The login timeout bounds the whole open (doc/poco-data.md, Sessions): the wait for capacity, each connect
+	// attempt, and the wait for an acceptable server (a trial waited the whole Failover Timeout=30 with a login
+	// timeout of 1 s). Failover Timeout=0 (one pass) stays 0.
+	if (loginTimeoutSeconds > 0)
+	{
+		for (Poco::Timespan* bound: {&settings.checkoutTimeout, &settings.connectTimeout})
+			if (bound->totalMicroseconds() == 0 || login < *bound) *bound = login;
+		if (settings.failoverTimeout > login) settings.failoverTimeout = login;
+	}
 	Lookup lookup;
 	lookup.target = settings.targetSessionAttributes;
 	lookup.targetPolicy = settings.targetSessionPolicy;

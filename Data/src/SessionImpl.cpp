@@ -77,6 +77,7 @@ SessionImpl::SessionImpl(const std::string& connectionString, std::size_t loginT
 	addProperty("role", &SessionImpl::setReadOnly, &SessionImpl::getRole);
 	addProperty("connection", &SessionImpl::setReadOnly, &SessionImpl::getConnection);
 	addProperty("dataSource", &SessionImpl::setReadOnly, &SessionImpl::getDataSource);
+	addProperty("sharedDataSource", &SessionImpl::setReadOnly, &SessionImpl::getSharedDataSource);
 	addProperty("connectorName", &SessionImpl::setConnectorName, &SessionImpl::getConnectorName);
 	setFeature("bulk", true);
 	open();
@@ -502,6 +503,12 @@ Poco::Any SessionImpl::getConnection(const std::string&) const
 Poco::Any SessionImpl::getDataSource(const std::string&) const
 {
 	return _dataSource.get();
+}
+
+
+Poco::Any SessionImpl::getSharedDataSource(const std::string&) const
+{
+	return _dataSource;
 }
 
 } } // namespace BlueTusk::Data

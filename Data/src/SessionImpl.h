@@ -141,6 +141,9 @@ private:
 	Poco::Any getRole(const std::string& name) const;
 	Poco::Any getConnection(const std::string& name) const;
 	Poco::Any getDataSource(const std::string& name) const;
+	Poco::Any getSharedDataSource(const std::string& name) const;
+		/// BlueTuskDataSource::Ptr (std::shared_ptr) of the shared data source: what
+		/// Metrics::PrometheusExporter::attach() takes.
 	void run(const std::string& sql);
 	void leaveToken();
 		/// Read Your Writes on a writer: BlueTuskConnection::walPosition() when the session is on a primary

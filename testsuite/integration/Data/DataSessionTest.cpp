@@ -10,6 +10,7 @@
 
 #include "DataTestSupport.h"
 #include "BlueTusk/BlueTuskConnection.h"
+#include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/Data/DataException.h"
 #include "Poco/Clock.h"
 #include "Poco/Data/SessionPool.h"
@@ -84,6 +85,7 @@ class DataSessionTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testSessionPoolWithEightThreads);
 	CPPUNIT_TEST(testOpenDuringFailoverLandsOnPromotedNode);
 	CPPUNIT_TEST(testLoginTimeoutBoundsTheCheckout);
+	CPPUNIT_TEST(testLoginTimeoutBoundsTheFailoverWait);
 	CPPUNIT_TEST(testConnectionTimeoutStaysWithItsSession);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -114,6 +116,16 @@ public:
 		CPPUNIT_ASSERT_EQUAL(endpointOf(2), connection->connectedEndpoint().toString());
 		CPPUNIT_ASSERT(session.getFeature("bulk"));
 		CPPUNIT_ASSERT_THROW(session.setProperty("endpoint", std::string("x")), Poco::InvalidAccessException);
+		// the shared data source as the raw pointer and as the shared_ptr a metrics exporter attaches
+		BlueTusk::BlueTuskDataSource* raw = Poco::AnyCast<BlueTusk::BlueTuskDataSource*>(session.getProperty("dataSource"));
+		BlueTusk::BlueTuskDataSource::Ptr shared = Poco::AnyCast<BlueTusk::BlueTuskDataSource::Ptr>(session.getProperty("sharedDataSource"));
+		CPPUNIT_ASSERT(raw != nullptr);
+		CPPUNIT_ASSERT_EQUAL(raw, shared.get());
+		std::size_t busyOnStandby = 0;
+		for (const auto& pool: shared->getHostPoolStatistics())
+			if (pool.first.toString() == endpointOf(2)) busyOnStandby = pool.second.busy;
+		CPPUNIT_ASSERT(busyOnStandby >= 1);   // this session's lease, seen through the shared_ptr
+		CPPUNIT_ASSERT_THROW(session.setProperty("sharedDataSource", shared), Poco::InvalidAccessException);
 	}
 
 	void testEveryConnectionStringForm()
@@ -416,6 +428,24 @@ public:
 		catch (BlueTusk::Data::ConnectionException& exc)
 		{
 			CPPUNIT_ASSERT(dynamic_cast<const BlueTusk::BlueTuskPoolTimeoutException*>(exc.nested()) != nullptr);
+		}
+		const double seconds = clock.elapsed() / 1e6;
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
+	}
+
+	void testLoginTimeoutBoundsTheFailoverWait()
+	{
+		// no primary among the hosts: a read-write open waits for one, Failover Timeout=30, but only its login
+		// timeout (1 s; a new-user trial waited the whole 30 s)
+		const std::string text = bluetuskString(node(2) + "," + node(3), "Target Session Attributes=read-write;Failover Timeout=30");
+		Poco::Clock clock;
+		try
+		{
+			Session session("bluetusk", text, 1);
+			CPPUNIT_FAIL("no primary: the open must fail");
+		}
+		catch (BlueTusk::Data::ConnectionException&)
+		{
 		}
 		const double seconds = clock.elapsed() / 1e6;
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds), seconds >= 0.9 && seconds < 5);
