@@ -81,8 +81,18 @@ bool GuardedTargetSessionPolicy::needsRole() const
 
 RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role) const
 {
+	// Kept per role, like needsRole(): every checkout of a write target asks it twice (the split-brain
+	// guard, SplitBrainGuard.cpp), each a bounded call. A failure is not kept.
+	const std::size_t index = static_cast<std::size_t>(role);
+	if (index < 4)
+	{
+		const int known = _roleVerdicts[index].load(std::memory_order_acquire);
+		if (known >= 0) return static_cast<RoleVerdict>(known);
+	}
 	TargetSessionPolicy::Ptr policy = _policy;
-	return bounded<RoleVerdict>([policy, role]() { return policy->classify(role); }, "classify(" + toString(role) + ")");
+	const RoleVerdict verdict = bounded<RoleVerdict>([policy, role]() { return policy->classify(role); }, "classify(" + toString(role) + ")");
+	if (index < 4) _roleVerdicts[index].store(static_cast<int>(verdict), std::memory_order_release);
+	return verdict;
 }
 
 

@@ -37,7 +37,9 @@ class GuardedTargetSessionPolicy: public TargetSessionPolicy
 	/// until this thread's PolicyDeadline (the checkout's or open's, set by the data source and the router;
 	/// 15 s outside one); past it the call is abandoned, logged once, and a BlueTuskPluginException
 	/// ("... did not return from classify(standby, a:5432) within N ms, the checkout's deadline ...") is
-	/// thrown. needsRole()'s first answer is kept (it must be constant). configure() runs on the caller's
+	/// thrown. needsRole()'s first answer is kept (it must be constant), and so is classify(role)'s for each
+	/// role (the answer without a server: it describes the target, and the data source's pools keep it
+	/// from their creation too); classify(role, endpoint) is asked each time. configure() runs on the caller's
 	/// thread (once, at configuration).
 {
 public:
@@ -73,6 +75,8 @@ private:
 
 	TargetSessionPolicy::Ptr _policy;
 	mutable std::atomic<int> _needsRole{-1};   /// needsRole()'s first answer (1, 0), -1 before it
+	mutable std::atomic<int> _roleVerdicts[4] = {{-1}, {-1}, {-1}, {-1}};
+		/// classify(role)'s first answer per ServerRole (a RoleVerdict's value), -1 before it
 	std::string _name;
 	std::string _description;   /// target session policy "name" (libX.so)
 };
