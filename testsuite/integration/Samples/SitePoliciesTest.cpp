@@ -173,7 +173,7 @@ public:
 		}
 		catch (BlueTuskPluginException& exc)
 		{
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("bluetusk.dataSources.zone-b.policy.*: target-session policy \"zone-standby\" rejected its configuration") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("bluetusk.dataSources.zone-b.policy.*: target session policy \"zone-standby\" rejected its configuration") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("\"127.0.0.1\" is not host=zone") != std::string::npos);
 		}
 	}
@@ -195,7 +195,7 @@ public:
 		// Without the plugin the name is a usage error naming the standard targets and what is loaded.
 		ProgramResult r = runProgram(connectProgram(), {"--target", "zone-standby", clusterHosts(ALL)});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 1, r.status);
-		CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.find("nor is it a loaded target-session policy (any, ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.find("nor is it a loaded target session policy (any, ") != std::string::npos);
 	}
 
 	void testFastestPrefersTheFastestMeasuredHost()
