@@ -196,6 +196,14 @@ public:
 		ProgramResult r = runProgram(connectProgram(), {"--target", "zone-standby", clusterHosts(ALL)});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 1, r.status);
 		CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.find("nor is it a loaded target session policy (any, ") != std::string::npos);
+		// A loaded name whose policy fails (its name() throws) is the open's plugin failure: exit status 2, the
+		// BlueTuskPluginException naming it (before: a usage error listing that very name as loaded).
+		ProgramResult broken = runProgram(connectProgram(), {"--plugin",
+			std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingTargetSession.so", "--target", "name-throwing", clusterHosts(ALL)});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(broken.describe(), 2, broken.status);
+		CPPUNIT_ASSERT_MESSAGE(broken.describe(), broken.err.find("target session policy \"name-throwing\" "
+			"(libBlueTuskTestMisbehavingTargetSession.so) failed in name(): std::exception: name broke on purpose") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(broken.describe(), broken.err.find("nor is it a loaded") == std::string::npos);
 	}
 
 	void testFastestPrefersTheFastestMeasuredHost()
