@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// A site policy's call on a helper thread, waited for until a deadline; at most MAX_CALLS at once
+// A site policy's call handed to a persistent worker, waited for until a deadline; at most MAX_CALLS at once
 // (doc/plugins.md, "Where and how policies are called").
 //
 

@@ -33,7 +33,7 @@ class GuardedTargetSessionPolicy: public TargetSessionPolicy
 	/// name() is asked once, by the routing context before the guard is made (bounded), and kept.
 	/// Thread-safe as the policy is.
 	///
-	/// needsRole() and classify() are bounded (PolicyCallBound.h): each runs on a helper thread, waited for
+	/// needsRole() and classify() are bounded (PolicyCallBound.h): each is handed to a policy worker, waited for
 	/// until this thread's PolicyDeadline (the checkout's or open's, set by the data source and the router;
 	/// 15 s outside one); past it the call is abandoned, logged once, and a BlueTuskPluginException
 	/// ("... did not return from classify(standby, a:5432) within N ms, the checkout's deadline ...") is
