@@ -129,31 +129,38 @@ void workerLoop(Worker* worker)
 			error = std::current_exception();
 		}
 		pending->call = nullptr;   // what the call owns goes now, not at the next hand-off
-		bool wasLate = false;
+		bool keep = false;
 		{
+			// The caller's lock first, then the pool's (the caller's order too, when it counts a late call).
 			std::lock_guard<std::mutex> callLock(pending->mutex);
 			pending->error = error;
 			pending->finished = true;
+			lock.lock();
+			--slots.running;
+			if (pending->late)
+			{
+				--slots.late;
+				auto holder = slots.lateBy.find(pending->lateAs);
+				if (holder != slots.lateBy.end() && --holder->second <= 0) slots.lateBy.erase(holder);
+			}
+			// Parked again (or gone) before the caller can see the answer: its next call finds this worker
+			// parked rather than starting another.
+			keep = static_cast<int>(slots.parked.size()) < PolicyCallBound::MAX_CALLS;
+			if (keep) slots.parked.push_back(worker);
+			else --slots.workers;
+			lock.unlock();
 			pending->returned.store(true, std::memory_order_release);
-			wasLate = pending->late;
 		}
 		pending->done.notify_all();
-		lock.lock();
-		--slots.running;
-		if (wasLate)
-		{
-			--slots.late;
-			auto holder = slots.lateBy.find(pending->lateAs);
-			if (holder != slots.lateBy.end() && --holder->second <= 0) slots.lateBy.erase(holder);
-		}
-		pending.reset();
 		slots.freed.notify_all();
-		if (static_cast<int>(slots.parked.size()) >= PolicyCallBound::MAX_CALLS) break;
-		slots.parked.push_back(worker);
+		pending.reset();
+		if (!keep)
+		{
+			delete worker;
+			return;
+		}
+		lock.lock();
 	}
-	--slots.workers;
-	lock.unlock();
-	delete worker;
 }
 
 
