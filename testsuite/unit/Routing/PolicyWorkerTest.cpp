@@ -39,15 +39,9 @@ std::string pluginPath()
 
 template <class Function>
 Function control(const char* name)
-	/// One of the test plugin's extern "C" functions (the library is loaded by then, from its private copy).
+	/// One of the test plugin's extern "C" functions.
 {
-	const std::string loaded = openPluginImage(pluginPath(), "test plugin library").loadedFile;
-	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
-	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
-	void* symbol = dlsym(handle, name);
-	dlclose(handle);
-	CPPUNIT_ASSERT_MESSAGE(name, symbol != nullptr);
-	return reinterpret_cast<Function>(symbol);
+	return pluginControl<Function>(pluginPath(), name);
 }
 
 
