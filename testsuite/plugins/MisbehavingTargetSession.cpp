@@ -13,6 +13,7 @@
 //   "counting"               accepts every role; counts its name() and classify() calls
 //                            (bluetuskTestTargetCalls());
 //   "name-throwing"          name() throws std::runtime_error("name broke on purpose");
+//   "name-sleepy"            name() sleeps for the calls bluetuskTestSleepNameNext() asked for;
 //   "configure-throwing"     configure() throws std::runtime_error("configure broke on purpose").
 // Only the public headers are used, the way a site would write one.
 //
@@ -30,6 +31,7 @@ namespace {
 std::atomic<int> sleepyClassifies{0};   /// calls of "classify-sleepy" still to sleep
 std::atomic<int> sleepyRoleClassifies{0};   /// calls of "classify-sleepy"'s classify(role) still to sleep
 std::atomic<int> classifySleepMs{0};
+std::atomic<int> sleepyNames{0};   /// calls of "name-sleepy"'s name() still to sleep
 std::atomic<int> countedNames{0};       /// name() calls of "counting" objects
 std::atomic<int> countedClassifies{0};  /// classify() calls (either form) of "counting" objects
 
@@ -152,6 +154,22 @@ public:
 };
 
 
+class NameSleepy: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		if (sleepyNames.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(classifySleepMs.load()));
+		return "name-sleepy";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+
 class ConfigureThrowing: public ClassifyThrowing
 {
 public:
@@ -182,6 +200,14 @@ extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepRoleClas
 }
 
 
+extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepNameNext(int calls, int milliseconds)
+	/// The next calls name() calls of "name-sleepy" sleep milliseconds each.
+{
+	classifySleepMs = milliseconds;
+	sleepyNames = calls;
+}
+
+
 extern "C" __attribute__((visibility("default"))) void bluetuskTestTargetCalls(int* names, int* classifies)
 	/// The name() and classify() calls of "counting" objects so far.
 {
@@ -205,6 +231,7 @@ POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(ClassifySleepy, "classify-sleepy")
 	POCO_EXPORT_INTERFACE(Counting, "counting")
 	POCO_EXPORT_INTERFACE(NameThrowing, "name-throwing")
+	POCO_EXPORT_INTERFACE(NameSleepy, "name-sleepy")
 	POCO_EXPORT_INTERFACE(ConfigureThrowing, "configure-throwing")
 POCO_END_MANIFEST
 

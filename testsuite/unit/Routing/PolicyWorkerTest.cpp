@@ -69,6 +69,7 @@ class PolicyWorkerTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testClassifyOncePerCandidate);
 	CPPUNIT_TEST(testNameAskedOnce);
 	CPPUNIT_TEST(testThrowingNameAtOpenIsPluginException);
+	CPPUNIT_TEST(testSlowNameAtOpenBoundByCheckout);
 	CPPUNIT_TEST(testSlowClassifyAtCreationNamesCreationDeadline);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -199,6 +200,31 @@ public:
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("nor is it a site policy's (loaded: ") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("name-throwing") != std::string::npos);
 		}
+	}
+
+	void testSlowNameAtOpenBoundByCheckout()
+	{
+		// open("name-sleepy") whose name() sleeps 3 s, Checkout Timeout=1: cut off at the checkout's deadline
+		// (about 1 s, not the 15 s of calls outside a checkout), asked once (not 2-3 times), and saying so.
+		waitForNoRunningCall();
+		LogCapture capture;
+		FakeDataSource f;
+		f.context.loadPlugin(pluginPath());
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Checkout Timeout=1"), f.context);
+		control<void (*)(int, int)>("bluetuskTestSleepNameNext")(1, 3000);
+		Poco::Clock started;
+		const std::string message = pluginFailure([&f]() { f.dataSource->open("name-sleepy"); });
+		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
+		const std::string head = "target session policy \"name-sleepy\" (" + LIBRARY + ") did not return from name() within ";
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("outside a checkout") == std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs), elapsedMs >= 900 && elapsedMs < 2000);
+		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, head));
+		// The late name() returns after its 3 s: the next open asks it again (a failure is not kept) and works.
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 5000));
+		f.dataSource->open("name-sleepy").close();
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
 	}
 
 	void testSlowClassifyAtCreationNamesCreationDeadline()
