@@ -96,7 +96,7 @@ void targetSession(ConnectionSettings& settings, const std::string& value, const
 		const std::string name = trim(value);
 		bool valid = !name.empty() && std::isalnum(static_cast<unsigned char>(name[0]));
 		for (char c: name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
-		if (!valid) throw BlueTuskConnectionStringException(exc.message() + "; or a site target-session policy's name (doc/plugins.md)");
+		if (!valid) throw BlueTuskConnectionStringException(exc.message() + "; or a site target session policy's name (doc/plugins.md)");
 		settings.targetSessionAttributes = TargetSessionAttributes::Any;
 		settings.targetSessionPolicy = name;
 	}

@@ -311,6 +311,12 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				{
 					call();
 				}
+				catch (BlueTuskPluginException& exc)
+				{
+					// A failure already named (the guard of a site target-session policy turns what its
+					// configure() threw into this, logged): not a refusal.
+					throw BlueTuskPluginException(redactor.redact(policyPrefix + ".*: " + exc.message()));
+				}
 				catch (Poco::Exception& exc)
 				{
 					throw BlueTuskPluginException(policyPrefix + ".*: " + family + " policy \"" + policy + "\" rejected its configuration: " + exc.message());
@@ -319,19 +325,28 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				{
 					// Not a refusal but a failure (a std::exception, an int): named like every policy failure
 					// (doc/plugins.md, "Where and how policies are called"), logged once.
-					const std::string message = policyPrefix + ".*: " + describePolicy(Poco::replace(family, "-", " "), [&policy]() { return policy; }, object) +
+					const std::string message = policyPrefix + ".*: " + describePolicy(family, [&policy]() { return policy; }, object) +
 						" failed in configure(): " + describeThrown(std::current_exception());
 					subsystemLogger().error(redactor.redact(message));
 					throw BlueTuskPluginException(redactor.redact(message));
 				}
 				subsystemLogger().information("%s: %s policy %s configured with %s", prefix, family, redactor.redact(policy), policyPrefix + ".*");
 			};
-			configure("host-order", settings.hostOrder, hostOrder.get(), [&] { hostOrder->configure(*view); });
-			configure("target-session", target->name(), target.get(), [&] { target->configure(*view); });
+			configure("host order", settings.hostOrder, hostOrder.get(), [&] { hostOrder->configure(*view); });
+			configure("target session", target->name(), target.get(), [&] { target->configure(*view); });
 			configure("eviction", settings.evictionPolicy, eviction.get(), [&] { eviction->configure(*view); });
 			for (const std::string& retry: connector.policyNames(PolicyFamily::Retry))
 			{
-				RetryPolicy::Ptr policy = connector.retryPolicy(retry);
+				RetryPolicy::Ptr policy;
+				try
+				{
+					policy = connector.retryPolicy(retry);
+				}
+				catch (Poco::Exception& exc)
+				{
+					// Every retry policy loaded is configured, used or not: its failure names the data source.
+					throw BlueTuskPluginException(redactor.redact(policyPrefix + ".*: " + exc.message()));
+				}
 				configure("retry", retry, policy.get(), [&] { policy->configure(*view); });
 			}
 		}

@@ -22,6 +22,7 @@
 #include "Poco/File.h"
 #include "Poco/Logger.h"
 #include "Poco/Util/Application.h"
+#include "Poco/String.h"
 #include "Poco/Util/HelpFormatter.h"
 #include "Poco/Util/Option.h"
 #include "Poco/Util/OptionSet.h"
@@ -97,7 +98,7 @@ protected:
 		options.addOption(Option("json", "j", "print one JSON object per line"));
 		options.addOption(Option("pool", "p", "open through a BlueTuskDataSource (pooled leases)"));
 		options.addOption(Option("target", "t", "target for the open: any, primary, standby, prefer-primary, "
-			"prefer-standby, read-write, read-only, or a site target-session policy loaded with --plugin or Plugin Path "
+			"prefer-standby, read-write, read-only, or a site target session policy loaded with --plugin or Plugin Path "
 			"(default: the connection string's)").argument("T"));
 		options.addOption(Option("count", "n", "opens in a row (per thread; default 1)").argument("N"));
 		options.addOption(Option("threads", "", "with --pool: T threads, each doing --count checkouts").argument("T"));
@@ -194,7 +195,7 @@ protected:
 		{
 			std::string loaded;
 			for (const auto& name: connector.policyNames(PolicyFamily::TargetSession)) loaded += (loaded.empty() ? "" : ", ") + name;
-			return usageError(_options.targetError + "; nor is it a loaded target-session policy (" + loaded + ")");
+			return usageError(_options.targetError + "; nor is it a loaded target session policy (" + loaded + ")");
 		}
 		try
 		{
@@ -235,17 +236,22 @@ private:
 	}
 
 	static bool isSiteTarget(RoutingContext& connector, const ConnectionSettings& settings, const std::string& name)
-		/// Whether a plugin loaded by --plugin or the connection string's Plugin Path provides target name.
+		/// Whether name is registered by a plugin loaded by --plugin or the connection string's Plugin Path
+		/// (in any letter case). The policy is not created here: a registered policy that fails (its name()
+		/// throws, ...) is the open's plugin failure (exit status 2), not a usage error; so is a Plugin Path
+		/// that cannot be loaded.
 	{
 		try
 		{
 			connector.loadStandardPlugins(settings.pluginPath);
-			return connector.targetSessionPolicy(name) != nullptr;
 		}
 		catch (Poco::Exception&)
 		{
-			return false;
+			return true;   // the open reports the plugin failure
 		}
+		for (const auto& loaded: connector.policyNames(PolicyFamily::TargetSession))
+			if (Poco::icompare(loaded, name) == 0) return true;
+		return false;
 	}
 
 	int usageError(const std::string& message)

@@ -8,7 +8,13 @@
 //   "classify-throwing-int"  classify(role, endpoint) throws an int (neither Poco nor std);
 //   "needs-role-throwing"    needsRole() throws std::runtime_error("needsRole broke on purpose");
 //   "classify-sleepy"        classify(role, endpoint) accepts, after sleeping for the calls
-//                            bluetuskTestSleepClassifyNext() asked for.
+//                            bluetuskTestSleepClassifyNext() asked for; classify(role) likewise, for
+//                            bluetuskTestSleepRoleClassifyNext()'s.
+//   "counting"               accepts every role; counts its name() and classify() calls
+//                            (bluetuskTestTargetCalls());
+//   "name-throwing"          name() throws std::runtime_error("name broke on purpose");
+//   "name-sleepy"            name() sleeps for the calls bluetuskTestSleepNameNext() asked for;
+//   "configure-throwing"     configure() throws std::runtime_error("configure broke on purpose").
 // Only the public headers are used, the way a site would write one.
 //
 
@@ -23,7 +29,11 @@
 namespace {
 
 std::atomic<int> sleepyClassifies{0};   /// calls of "classify-sleepy" still to sleep
+std::atomic<int> sleepyRoleClassifies{0};   /// calls of "classify-sleepy"'s classify(role) still to sleep
 std::atomic<int> classifySleepMs{0};
+std::atomic<int> sleepyNames{0};   /// calls of "name-sleepy"'s name() still to sleep
+std::atomic<int> countedNames{0};       /// name() calls of "counting" objects
+std::atomic<int> countedClassifies{0};  /// classify() calls (either form) of "counting" objects
 
 class ClassifyThrowing: public BlueTusk::TargetSessionPolicy
 {
@@ -93,9 +103,10 @@ public:
 		return "classify-sleepy";
 	}
 
-	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole role) const override
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole) const override
 	{
-		return ClassifyThrowing::classify(role);
+		if (sleepyRoleClassifies.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(classifySleepMs.load()));
+		return BlueTusk::RoleVerdict::Accept;
 	}
 
 	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
@@ -105,7 +116,104 @@ public:
 	}
 };
 
+class Counting: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		++countedNames;
+		return "counting";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole) const override
+	{
+		++countedClassifies;
+		return BlueTusk::RoleVerdict::Accept;
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		++countedClassifies;
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+
+class NameThrowing: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		throw std::runtime_error("name broke on purpose");
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+
+class NameSleepy: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		if (sleepyNames.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(classifySleepMs.load()));
+		return "name-sleepy";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+
+class ConfigureThrowing: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "configure-throwing";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+
+	void configure(const Poco::Util::AbstractConfiguration&) override
+	{
+		throw std::runtime_error("configure broke on purpose");
+	}
+};
+
 } // namespace
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepRoleClassifyNext(int calls, int milliseconds)
+	/// The next calls classify(role) calls of "classify-sleepy" sleep milliseconds each.
+{
+	classifySleepMs = milliseconds;
+	sleepyRoleClassifies = calls;
+}
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepNameNext(int calls, int milliseconds)
+	/// The next calls name() calls of "name-sleepy" sleep milliseconds each.
+{
+	classifySleepMs = milliseconds;
+	sleepyNames = calls;
+}
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestTargetCalls(int* names, int* classifies)
+	/// The name() and classify() calls of "counting" objects so far.
+{
+	*names = countedNames.load();
+	*classifies = countedClassifies.load();
+}
 
 
 extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepClassifyNext(int calls, int milliseconds)
@@ -121,6 +229,10 @@ POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(ClassifyThrowingInt, "classify-throwing-int")
 	POCO_EXPORT_INTERFACE(NeedsRoleThrowing, "needs-role-throwing")
 	POCO_EXPORT_INTERFACE(ClassifySleepy, "classify-sleepy")
+	POCO_EXPORT_INTERFACE(Counting, "counting")
+	POCO_EXPORT_INTERFACE(NameThrowing, "name-throwing")
+	POCO_EXPORT_INTERFACE(NameSleepy, "name-sleepy")
+	POCO_EXPORT_INTERFACE(ConfigureThrowing, "configure-throwing")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

@@ -15,10 +15,13 @@
 #include "ha/Rebalancer.h"
 #include "router/Router.h"
 #include "router/PolicyCallBound.h"
+#include "router/HostOrderCall.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "TopologyOnce.h"
 #include "ha/TopologyWatcher.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
+#include "Poco/String.h"
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -32,6 +35,14 @@
 namespace BlueTusk {
 
 namespace {
+
+std::string joinedNames(const std::vector<std::string>& names)
+{
+	std::string text;
+	for (const auto& name: names) text += (text.empty() ? "" : ", ") + name;
+	return text.empty() ? "(none)" : text;
+}
+
 
 Poco::Logger& routingLogger()
 {
@@ -71,6 +82,8 @@ struct BlueTuskDataSource::Impl
 	std::shared_ptr<const ConnectionSettings> settings;
 	RoutingContext connector;
 	HostOrderPolicy::Ptr hostOrder;
+	std::string standardOrder;   /// the host order's name() when it is a standard one, else empty (a site
+	                             /// policy's name() is asked once, by the routing context, not again here)
 	std::shared_ptr<PoolManager> manager;
 	std::mutex mutex;
 	std::map<TargetSessionAttributes, TargetSessionPolicy::Ptr> targets;
@@ -140,8 +153,7 @@ struct BlueTuskDataSource::Impl
 		/// session in host-list order among the endpoints not known down (doc/routing.md (step 2), 5 step 1).
 		/// Null when the order is not fixed.
 	{
-		const std::string order = hostOrder->name();
-		if (order != "sequential" && order != "parallel") return nullptr;
+		if (standardOrder != "sequential" && standardOrder != "parallel") return nullptr;
 		auto path = std::make_unique<FastPath>();
 		for (std::size_t i = 0; i < endpoints.size(); ++i)
 		{
@@ -270,10 +282,11 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 	_impl(std::make_shared<Impl>(settings, connector))
 {
 	RoutingContext& c = _impl->connector;
-	// The site target-session calls of the creation (needsRole(), classify(role) below) are bounded by Timeout
-	// (PolicyCallBound.h; 15 s with Timeout=0).
+	// The site policy calls of the creation (name() at the lookups, needsRole(), classify(role) below) are
+	// bounded by Timeout from here (PolicyCallBound.h; 15 s with Timeout=0), and their messages say so.
 	const SecretRedactor creationRedactor = settings.redactor();
-	Detail::PolicyDeadline::Scope policyDeadline(Poco::Timespan(), settings.connectTimeout, creationRedactor);
+	Detail::PolicyDeadline::Scope policyDeadline(Poco::Timespan(), settings.connectTimeout, creationRedactor,
+		Detail::PolicyDeadline::Kind::Creation);
 	EvictionPolicy::Ptr eviction;
 	EvictionPolicy::Ptr fallbackEviction;
 	try
@@ -281,12 +294,13 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		// a policy name may hold a password malformed input put there: the lookups' messages name it
 		c.loadStandardPlugins(settings.pluginPath); // every standard plugin, or an exception naming the paths searched
 		_impl->hostOrder = c.hostOrderPolicy(settings.hostOrder);
+		if (Detail::HostOrderCall::isStandard(*_impl->hostOrder)) _impl->standardOrder = _impl->hostOrder->name();
 		if (settings.targetSessionPolicy.empty()) _impl->target(settings.targetSessionAttributes);
 		else _impl->ownSite = _impl->siteTarget(settings.targetSessionPolicy);
 		eviction = c.evictionPolicy(settings.evictionPolicy);
 		// A site eviction policy that throws falls back to the standard one (doc/plugins.md, "Where and
 		// how policies are called").
-		if (eviction->name() != STANDARD_EVICTION_POLICY) fallbackEviction = c.evictionPolicy(STANDARD_EVICTION_POLICY);
+		if (!Detail::codeIsInLibrary(eviction.get(), EVICTION_PLUGIN_LIBRARY)) fallbackEviction = c.evictionPolicy(STANDARD_EVICTION_POLICY);
 	}
 	catch (...)
 	{
@@ -315,7 +329,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		c.sessionFactory(), eviction, options);
 	for (const auto& endpoint: settings.endpoints) _impl->manager->pool(endpoint);
 	// Storm control: a load-balancing order moves idle sessions to a standby that came back or joined.
-	if (Detail::Rebalancer::appliesTo(_impl->hostOrder->name()))
+	if (Detail::Rebalancer::appliesTo(_impl->standardOrder))
 		_impl->manager->setPruningHook(Detail::Rebalancer(_impl->settings, _impl->connector.hostStates()));
 	// The health monitor before the topology thread, which tells it each new host list (publishFastPath()).
 	if (settings.healthCheckInterval.totalMicroseconds() > 0)   // doc/high-availability.md, "The health monitor"
@@ -374,15 +388,18 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 	}
 	catch (BlueTuskConnectionStringException& exc)
 	{
-		TargetSessionPolicy::Ptr site;
-		try
-		{
-			site = _impl->siteTarget(target);
-		}
-		catch (Poco::Exception& lookup)
-		{
-			throw BlueTuskConnectionStringException(exc.message() + "; nor is it a site policy's: " + lookup.message());
-		}
+		// A name no loaded plugin registers is a bad value; a registered one whose policy fails (its name()
+		// throws or is late) is a plugin failure, its BlueTuskPluginException passed on.
+		bool registered = false;
+		for (const std::string& name: _impl->connector.policyNames(PolicyFamily::TargetSession))
+			registered = registered || Poco::icompare(name, target) == 0;
+		if (!registered)
+			throw BlueTuskConnectionStringException(exc.message() + "; nor is it a site policy's (loaded: " +
+				joinedNames(_impl->connector.policyNames(PolicyFamily::TargetSession)) + ")");
+		// The first lookup asks the policy's name(): within this checkout's deadline, like its other calls.
+		const SecretRedactor redactor = _impl->settings->redactor();
+		Detail::PolicyDeadline::Scope deadline(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, redactor);
+		TargetSessionPolicy::Ptr site = _impl->siteTarget(target);
 		return open(TargetSessionAttributes::Any, Lsn(), site);
 	}
 	return open(standard);

@@ -186,17 +186,19 @@ struct RoutingContext::Impl
 	}
 
 	template <class Base>
-	static void checkName(PolicyFamily family, const std::string& registered, const std::shared_ptr<Base>& policy, const char* library)
-		/// Asks a new object's name() once, bounded (PolicyCallBound.h, 15 s): what it throws, or a name()
-		/// that does not return, is a BlueTuskPluginException (logged once) naming the family, the name it
-		/// is registered under and its library, instead of an exception of the plugin's own escaping create().
-		/// A standard policy (its code in library) is not asked.
+	static std::string checkName(PolicyFamily family, const std::string& registered, const std::shared_ptr<Base>& policy, const char* library)
+		/// Asks a new object's name() once, bounded (PolicyCallBound.h) by this thread's PolicyDeadline (a
+		/// checkout's, an open's or a data source creation's; 15 s outside one), and returns it: what it
+		/// throws, or a name() that does not return, is a BlueTuskPluginException (logged once) naming the
+		/// family, the name it is registered under and its library, instead of an exception of the plugin's
+		/// own escaping create(). A standard policy (its code in library) is not asked: registered is returned.
 	{
-		if (Detail::codeIsInLibrary(policy.get(), library)) return;
+		if (Detail::codeIsInLibrary(policy.get(), library)) return registered;
 		const auto description = [family, registered, policy]() { return describePolicy(toString(family), [&registered]() { return registered; }, policy.get()); };
 		std::exception_ptr thrown;
-		Detail::PolicyCallBound::call<std::string>([policy]() { return policy->name(); }, Detail::PolicyCallLimit(), description, "name()", thrown);
-		if (!thrown) return;
+		std::string name = Detail::PolicyCallBound::call<std::string>([policy]() { return policy->name(); }, Detail::PolicyDeadline::current(),
+			description, "name()", thrown);
+		if (!thrown) return name;
 		const std::string message = description() + " failed in name(): " + describeThrown(thrown);
 		Poco::Logger::get("BlueTusk.Routing").error(message);
 		throw BlueTuskPluginException(message);
@@ -205,8 +207,9 @@ struct RoutingContext::Impl
 	template <class Base>
 	std::shared_ptr<Base> lookup(PluginRegistry<Base>& registry, std::map<std::string, std::shared_ptr<Base>>& cache,
 		PolicyFamily family, const std::string& requested, const char* library, bool fresh,
-		std::shared_ptr<Base> (*wrap)(std::shared_ptr<Base>) = nullptr)
-		/// The policy named requested (cached unless fresh); wrap, when given, is applied once, before caching.
+		std::shared_ptr<Base> (*wrap)(std::shared_ptr<Base>, const std::string&) = nullptr)
+		/// The policy named requested (cached unless fresh); wrap, when given, is applied once, before caching,
+		/// with the name the policy gave (its name() is asked once, by checkName()).
 	{
 		loadStandard({});
 		// Names match case-insensitively, like every other connection-string value ("Host Order=Parallel").
@@ -233,8 +236,8 @@ struct RoutingContext::Impl
 			throw BlueTuskPluginException(notFoundMessage(family, name, registry.names(), library));
 		}
 		std::shared_ptr<Base> policy = registry.create(name);
-		checkName(family, name, policy, library);
-		if (wrap) policy = wrap(std::move(policy));
+		const std::string own = checkName(family, name, policy, library);
+		if (wrap) policy = wrap(std::move(policy), own);
 		if (!fresh)
 		{
 			std::lock_guard<std::mutex> lock(mutex);

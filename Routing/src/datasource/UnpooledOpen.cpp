@@ -23,6 +23,9 @@ std::unique_ptr<ConnectionState> openUnpooled(const ConnectionSettings& settings
 			"WAL position of the data source's own earlier writes, and an unpooled BlueTuskConnection::open() has no earlier write. "
 			"Open through BlueTuskDataSource (bluetusk-connect --pool), or leave Read Your Writes out of this connection string");
 	connector.loadStandardPlugins(settings.pluginPath); // every standard plugin, or an exception naming the paths searched
+	// The site policies' name() at the lookups below is bounded by this open's deadline, like its other calls.
+	const SecretRedactor redactor = settings.redactor();
+	PolicyDeadline::Scope policyDeadline(settings.checkoutTimeout, settings.connectTimeout, redactor);
 	auto state = std::make_unique<ConnectionState>();
 	state->settings = std::make_shared<const ConnectionSettings>(settings);
 

@@ -7,6 +7,7 @@
 #include "TopologyWatcher.h"
 #include "router/RouterPass.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "Poco/Logger.h"
 #include <algorithm>
 #include <chrono>
@@ -86,6 +87,7 @@ TopologyWatcher::TopologyWatcher(TopologySource::Ptr source, const ConnectionSet
 	std::shared_ptr<PoolManager> pools, Publish publish):
 	_source(std::move(source)),
 	_name(nameOf(*_source)),
+	_description(describePolicy("topology", [this]() { return _name; }, _source.get())),
 	_settings(settings),
 	_pools(std::move(pools)),
 	_publish(std::move(publish)),
@@ -149,8 +151,8 @@ void TopologyWatcher::stop()
 	_shared->abandoned = true;
 	lock.unlock();
 	_thread.detach();
-	logger().warning("topology source %s did not return from read() or waitForChange() within %s ms of close(); the data source "
-		"ends without waiting for it (its thread runs on until the call returns, then ends)", _name, std::to_string(CLOSE_BOUND.totalMilliseconds()));
+	logger().warning("%s did not return from read() or waitForChange() within %s ms of close(); the data source "
+		"ends without waiting for it (its thread runs on until the call returns, then ends)", _description, std::to_string(CLOSE_BOUND.totalMilliseconds()));
 }
 
 

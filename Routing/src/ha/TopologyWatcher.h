@@ -92,6 +92,7 @@ private:
 
 	TopologySource::Ptr _source;
 	const std::string _name;                     /// the source's name(), asked once
+	const std::string _description;              /// topology policy "name" (libX.so), for the abandonment warning
 	const ConnectionSettings& _settings;
 	std::shared_ptr<PoolManager> _pools;
 	Publish _publish;

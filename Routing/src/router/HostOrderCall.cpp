@@ -109,10 +109,14 @@ HostOrderPlan HostOrderCall::plan(const HostOrderPolicy::Ptr& policy, const std:
 		limit.deadline = Poco::Timestamp() + (settings.connectTimeout.totalMicroseconds() > 0 ? settings.connectTimeout : PolicyCallBound::BOUND_WITHOUT_DEADLINE).totalMicroseconds();
 	limit.deadlineText = "the checkout's deadline (Checkout Timeout " + milliseconds(settings.checkoutTimeout.totalMicroseconds()) + ")";
 	limit.redactor = settings.redactor();
+	// A site policy is named by the name it was looked up under (Host Order): its name() was asked once, at
+	// the lookup, and is not asked again here (a slow name() would delay the failure past the deadline).
+	const std::string name = settings.hostOrder;
+	const auto description = [&policy, &name]() { return describePolicy("host order", [&name]() { return name; }, policy.get()); };
 	std::exception_ptr thrown;
 	HostOrderPlan result = PolicyCallBound::call<HostOrderPlan>([policy, candidates]() { return policy->plan(candidates); },
-		limit, [&policy]() { return describe(*policy); }, "plan()", thrown);
-	if (thrown) fail(describe(*policy) + " failed in plan(): " + describeThrown(thrown), settings);
+		limit, description, "plan()", thrown);
+	if (thrown) fail(description() + " failed in plan(): " + describeThrown(thrown), settings);
 	return result;
 }
 

@@ -23,7 +23,7 @@ class HostOrderCall
 	/// Calls plan() for one pass of the router. No lock is held by the caller.
 	///
 	/// The standard policies (their code in the standard host-order library) are called on the caller's
-	/// thread. Any other policy is called through PolicyCallBound (PolicyCallBound.h): on a helper thread,
+	/// thread. Any other policy is called through PolicyCallBound (PolicyCallBound.h): handed to a policy worker,
 	/// and the caller waits for it until the checkout's deadline (Checkout Timeout from the start of the
 	/// checkout; with Checkout Timeout=0, Timeout, else 15 s; never less than 100 ms, so that the passes of
 	/// Failover Timeout after the checkout's deadline still call it): a synchronous call cannot be

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// A site policy's call on a helper thread, waited for until a deadline; at most MAX_CALLS at once
+// A site policy's call handed to a persistent worker, waited for until a deadline; at most MAX_CALLS at once
 // (doc/plugins.md, "Where and how policies are called").
 //
 
@@ -11,11 +11,16 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
 #include "Poco/Logger.h"
+#include <atomic>
 #include <chrono>
+#include <sched.h>
 #include <condition_variable>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace BlueTusk {
 namespace Detail {
@@ -25,32 +30,138 @@ const Poco::Timespan PolicyCallBound::MIN_WAIT(0, 100000);
 
 namespace {
 
+struct PendingCall
+	/// One call handed to a worker, shared by the caller (until it stops waiting) and the worker.
+{
+	std::function<void()> call;
+	std::mutex mutex;
+	std::condition_variable done;
+	bool finished = false;
+	std::atomic<bool> returned{false};   /// finished, readable without the mutex (the caller's short spin)
+	bool late = false;
+	std::string lateAs;   /// a late call's description (set under mutex, with late)
+	std::exception_ptr error;
+};
+
+
+struct Worker
+	/// A persistent helper thread, parked on wake between calls (its state is guarded by the pool's mutex).
+{
+	std::condition_variable wake;
+	std::shared_ptr<PendingCall> task;   /// the call handed to it; null while parked
+	std::atomic<bool> handed{false};     /// task is set (readable without the mutex: the worker's short spin)
+};
+
+
 struct CallSlots
-	/// The process's slots: a helper thread holds one from its start to its call's return.
+	/// The process's workers and slots: a call holds one slot from its hand-off to its return.
 {
 	std::mutex mutex;
 	std::condition_variable freed;
-	int running = 0;   /// helper threads whose call has not returned
+	int running = 0;   /// calls handed off that have not returned
 	int late = 0;      /// of those, the ones whose caller stopped waiting
+	std::vector<Worker*> parked;   /// idle workers, waiting for a call (last parked, first used)
+	std::map<std::string, int> lateBy;   /// late calls per policy description (for the 16-slot message)
+	int workers = 0;   /// worker threads alive (tests)
+	int started = 0;   /// worker threads ever started (tests)
 };
 
 
 CallSlots& callSlots()
 {
-	static CallSlots* slots = new CallSlots;   // never destroyed: detached late calls may outlive main()
+	static CallSlots* slots = new CallSlots;   // never destroyed: parked workers and late calls outlive main()
 	return *slots;
 }
 
 
-struct PendingCall
-	/// One call on a helper thread, shared by the caller (until it stops waiting) and the helper.
+std::string mostLate(const CallSlots& slots)
+	/// Which policy holds the most late calls, for the message when none can be called (under the mutex).
 {
-	std::mutex mutex;
-	std::condition_variable done;
-	bool finished = false;
-	bool late = false;
-	std::exception_ptr error;
-};
+	const std::pair<const std::string, int>* most = nullptr;
+	for (const auto& holder: slots.lateBy)
+		if (!most || holder.second > most->second) most = &holder;
+	if (!most) return "none of them late";
+	return std::to_string(most->second) + " of them " + most->first + "'s";
+}
+
+
+void spinUntil(const std::atomic<bool>& flag)
+	/// Waits up to SPIN_MICROSECONDS for flag, yielding the processor between looks: a hand-off whose other
+	/// side answers at once then costs no sleep and wake-up (two of them per call otherwise, each a trip
+	/// through the scheduler: on a loaded machine tens of microseconds to milliseconds).
+{
+	static const auto SPIN = std::chrono::microseconds(50);
+	if (flag.load(std::memory_order_acquire)) return;
+	const auto until = std::chrono::steady_clock::now() + SPIN;
+	while (!flag.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) sched_yield();
+}
+
+
+void workerLoop(Worker* worker)
+	/// Runs the calls handed to worker. After a call returns the worker parks again, unless MAX_CALLS
+	/// workers are parked already (then it ends). A worker whose call was late is not handed another call
+	/// until that call returns: it is not among the parked ones meanwhile.
+{
+	CallSlots& slots = callSlots();
+	std::unique_lock<std::mutex> lock(slots.mutex);
+	for (;;)
+	{
+		if (!worker->task)
+		{
+			// Parked: a short spin first, then the condition variable (a call handed off meanwhile is
+			// taken without a wake-up).
+			lock.unlock();
+			spinUntil(worker->handed);
+			lock.lock();
+			worker->wake.wait(lock, [worker]() { return worker->task != nullptr; });
+		}
+		std::shared_ptr<PendingCall> pending = std::move(worker->task);
+		worker->task = nullptr;
+		worker->handed.store(false, std::memory_order_relaxed);
+		lock.unlock();
+		std::exception_ptr error;
+		try
+		{
+			pending->call();
+		}
+		catch (...)
+		{
+			error = std::current_exception();
+		}
+		pending->call = nullptr;   // what the call owns goes now, not at the next hand-off
+		bool keep = false;
+		{
+			// The caller's lock first, then the pool's (the caller's order too, when it counts a late call).
+			std::lock_guard<std::mutex> callLock(pending->mutex);
+			pending->error = error;
+			pending->finished = true;
+			lock.lock();
+			--slots.running;
+			if (pending->late)
+			{
+				--slots.late;
+				auto holder = slots.lateBy.find(pending->lateAs);
+				if (holder != slots.lateBy.end() && --holder->second <= 0) slots.lateBy.erase(holder);
+			}
+			// Parked again (or gone) before the caller can see the answer: its next call finds this worker
+			// parked rather than starting another.
+			keep = static_cast<int>(slots.parked.size()) < PolicyCallBound::MAX_CALLS;
+			if (keep) slots.parked.push_back(worker);
+			else --slots.workers;
+			lock.unlock();
+			pending->returned.store(true, std::memory_order_release);
+		}
+		pending->done.notify_all();
+		slots.freed.notify_all();
+		pending.reset();
+		if (!keep)
+		{
+			delete worker;
+			return;
+		}
+		lock.lock();
+	}
+}
 
 
 Poco::Logger& boundLogger()
@@ -94,100 +205,95 @@ std::exception_ptr PolicyCallBound::run(std::function<void()> call, const Policy
 	// A call that starts at or after the deadline (the passes of Failover Timeout) still gets a moment.
 	if (deadline < now + MIN_WAIT.totalMicroseconds()) deadline = now + MIN_WAIT.totalMicroseconds();
 
+	auto pending = std::make_shared<PendingCall>();
+	pending->call = std::move(call);
 	CallSlots& slots = callSlots();
 	{
-		// The slot is taken here, at the call's start: the cap holds whatever the deadlines (hard).
+		// The slot is taken here, at the hand-off: the cap holds whatever the deadlines (hard).
 		std::unique_lock<std::mutex> lock(slots.mutex);
 		if (slots.late >= MAX_CALLS)
 		{
-			const int late = slots.late;
+			const std::string holders = mostLate(slots);
 			lock.unlock();
-			failBound(description() + " was not called: " + std::to_string(late) + " earlier calls of site policies have not "
-				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once)", limit);
+			failBound(description() + " was not called: " + std::to_string(MAX_CALLS) + " earlier calls of site policies have not "
+				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", limit);
 		}
 		const bool free = slots.freed.wait_until(lock, timePoint(deadline),
 			[&slots]() { return slots.running < MAX_CALLS || slots.late >= MAX_CALLS; });
 		if (free && slots.running >= MAX_CALLS)
 		{
-			const int late = slots.late;
+			const std::string holders = mostLate(slots);
 			lock.unlock();
-			failBound(description() + " was not called: " + std::to_string(late) + " earlier calls of site policies have not "
-				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once)", limit);
+			failBound(description() + " was not called: " + std::to_string(MAX_CALLS) + " earlier calls of site policies have not "
+				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", limit);
 		}
 		if (!free)
 		{
 			const int running = slots.running;
 			const int late = slots.late;
+			const std::string holders = late > 0 ? "; " + mostLate(slots) : std::string();
 			lock.unlock();
 			failBound(description() + " was not called within " + millisecondsText(waited.elapsed()) + ", " + limit.deadlineText +
 				": " + std::to_string(running) + " calls of site policies still run (" + std::to_string(late) + " past their deadline; at most " +
-				std::to_string(MAX_CALLS) + " run at once)", limit);
+				std::to_string(MAX_CALLS) + " run at once" + holders + ")", limit);
 		}
 		++slots.running;
-	}
-
-	auto pending = std::make_shared<PendingCall>();
-	try
-	{
-		std::thread([call, pending]()
+		if (!slots.parked.empty())
 		{
-			std::exception_ptr error;
+			Worker* worker = slots.parked.back();
+			slots.parked.pop_back();
+			worker->task = pending;
+			worker->handed.store(true, std::memory_order_release);
+			worker->wake.notify_one();
+		}
+		else
+		{
+			// No parked worker (the first calls, more calls at once than before, or workers held by late
+			// calls): a new one, kept afterwards.
+			auto worker = std::make_unique<Worker>();
+			worker->task = pending;
 			try
 			{
-				call();
+				std::thread(workerLoop, worker.get()).detach();
+				worker.release();
+				++slots.workers;
+				++slots.started;
 			}
-			catch (...)
+			catch (const std::system_error&)
 			{
-				error = std::current_exception();
-			}
-			bool wasLate = false;
-			{
-				std::lock_guard<std::mutex> lock(pending->mutex);
-				pending->error = error;
-				pending->finished = true;
-				wasLate = pending->late;
-			}
-			pending->done.notify_all();
-			CallSlots& slots = callSlots();
-			{
-				std::lock_guard<std::mutex> lock(slots.mutex);
 				--slots.running;
-				if (wasLate) --slots.late;
+				slots.freed.notify_all();
+				lock.unlock();
+				// No thread to be had: the call runs here, unbounded, rather than failing for it.
+				try
+				{
+					pending->call();
+				}
+				catch (...)
+				{
+					return std::current_exception();
+				}
+				return nullptr;
 			}
-			slots.freed.notify_all();
-		}).detach();
-	}
-	catch (const std::system_error&)
-	{
-		{
-			std::lock_guard<std::mutex> lock(slots.mutex);
-			--slots.running;
 		}
-		slots.freed.notify_all();
-		// No thread to be had: the call runs here, unbounded, rather than failing for it.
-		try
-		{
-			call();
-		}
-		catch (...)
-		{
-			return std::current_exception();
-		}
-		return nullptr;
 	}
 
+	spinUntil(pending->returned);   // most calls return within it: no sleep, no wake-up
 	std::unique_lock<std::mutex> lock(pending->mutex);
 	pending->done.wait_until(lock, timePoint(deadline), [&pending]() { return pending->finished; });
 	if (!pending->finished)
 	{
 		pending->late = true;
+		const std::string text = description();
+		pending->lateAs = text;
 		{
-			// Under the call's lock: the helper counts it down only after it saw late.
+			// Under the call's lock: the worker counts it down only after it saw late.
 			std::lock_guard<std::mutex> slotLock(slots.mutex);
 			++slots.late;
+			++slots.lateBy[text];
 		}
 		lock.unlock();
-		failBound(description() + " did not return from " + function + " within " + millisecondsText(waited.elapsed()) + ", " +
+		failBound(text + " did not return from " + function + " within " + millisecondsText(waited.elapsed()) + ", " +
 			limit.deadlineText + "; BlueTusk stops waiting for it (the late call runs on, its result dropped)", limit);
 	}
 	return pending->error;
@@ -201,6 +307,20 @@ int PolicyCallBound::lateCalls()
 }
 
 
+int PolicyCallBound::workerThreads()
+{
+	std::lock_guard<std::mutex> lock(callSlots().mutex);
+	return callSlots().workers;
+}
+
+
+int PolicyCallBound::startedWorkers()
+{
+	std::lock_guard<std::mutex> lock(callSlots().mutex);
+	return callSlots().started;
+}
+
+
 int PolicyCallBound::runningCalls()
 {
 	std::lock_guard<std::mutex> lock(callSlots().mutex);
@@ -211,16 +331,18 @@ int PolicyCallBound::runningCalls()
 thread_local PolicyDeadline::Scope::State PolicyDeadline::Scope::current;
 
 
-PolicyDeadline::Scope::Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor):
+PolicyDeadline::Scope::Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor,
+	Kind kind):
 	_previous(current)
 {
-	const Poco::Timestamp deadline = checkoutDeadline(checkoutTimeout, timeout);
+	const Poco::Timestamp deadline = kind == Kind::Creation ? checkoutDeadline(Poco::Timespan(), timeout) : checkoutDeadline(checkoutTimeout, timeout);
 	if (current.set && current.deadline <= deadline) return;
 	current.set = true;
 	current.deadline = deadline;
 	current.checkoutTimeout = checkoutTimeout;
 	current.timeout = timeout;
 	current.redactor = &redactor;
+	current.kind = kind;
 }
 
 
@@ -234,7 +356,8 @@ PolicyCallLimit PolicyDeadline::current()
 {
 	const Scope::State& state = Scope::current;
 	if (!state.set) return PolicyCallLimit();
-	PolicyCallLimit limit = forCheckout(state.checkoutTimeout, state.timeout, *state.redactor);
+	PolicyCallLimit limit = state.kind == Kind::Creation ? forCreation(state.timeout, *state.redactor)
+		: forCheckout(state.checkoutTimeout, state.timeout, *state.redactor);
 	limit.deadline = state.deadline;
 	return limit;
 }
@@ -261,6 +384,18 @@ PolicyCallLimit PolicyDeadline::forCheckout(const Poco::Timespan& checkoutTimeou
 		limit.deadlineText = "the checkout's deadline (Checkout Timeout=0: Timeout " + millisecondsText(timeout.totalMicroseconds()) + ")";
 	else
 		limit.deadlineText = "the bound of a checkout with Checkout Timeout=0 and Timeout=0 (15 s)";
+	return limit;
+}
+
+PolicyCallLimit PolicyDeadline::forCreation(const Poco::Timespan& timeout, const SecretRedactor& redactor)
+{
+	PolicyCallLimit limit;
+	limit.deadline = checkoutDeadline(Poco::Timespan(), timeout);
+	limit.redactor = redactor;
+	if (timeout.totalMicroseconds() > 0)
+		limit.deadlineText = "the data source creation's deadline (Timeout " + millisecondsText(timeout.totalMicroseconds()) + " from its start)";
+	else
+		limit.deadlineText = "the bound of a data source creation with Timeout=0 (15 s from its start)";
 	return limit;
 }
 

@@ -3,8 +3,8 @@
 //
 // Library: BlueTusk/Routing
 //
-// The one mechanism that bounds a site policy's call in Routing: the call runs on a helper thread and the
-// caller waits for it until a deadline (doc/plugins.md, "Where and how policies are called").
+// The one mechanism that bounds a site policy's call in Routing: the call is handed to a persistent worker
+// thread and the caller waits for it until a deadline (doc/plugins.md, "Where and how policies are called").
 //
 
 #ifndef BlueTusk_Detail_PolicyCallBound_INCLUDED
@@ -33,12 +33,18 @@ struct PolicyCallLimit
 
 
 class PolicyCallBound
-	/// Runs a site policy's call on a short-lived helper thread while the caller waits for it until the
-	/// limit's deadline (never less than MIN_WAIT from the call's start). A synchronous call cannot be
+	/// Hands a site policy's call to a worker thread while the caller waits for it until the limit's
+	/// deadline (never less than MIN_WAIT from the call's start). A synchronous call cannot be
 	/// interrupted: at the deadline the caller stops waiting and the late call runs on, its result dropped.
 	///
-	/// The cap is hard: a helper thread takes one of MAX_CALLS slots when it is started and gives it back
-	/// when the call returns, so at most MAX_CALLS site policy calls (late or not) run at once in the process.
+	/// The workers are a small process-wide pool of persistent threads, parked on a condition variable
+	/// between calls (a hand-off costs two wake-ups, not a thread start): a worker is started only when
+	/// none is parked, and parks again when its call returns (at most MAX_CALLS parked; one more ends). A
+	/// worker whose call is late is not handed another call until that call returns: the next call takes
+	/// another worker (or a new one), so a late call never delays a later one.
+	///
+	/// The cap is hard: a call takes one of MAX_CALLS slots when it is handed off and gives it back when it
+	/// returns, so at most MAX_CALLS site policy calls (late or not) run at once in the process.
 	/// A caller finding every slot taken by a late call fails at once; else it waits, within its deadline,
 	/// for a slot. Used for host order plan(), the target-session calls, retry calls and name() at lookup.
 	/// Thread-safe.
@@ -57,7 +63,9 @@ public:
 		/// Runs call (which must own what it uses: it may outlive the caller) within the limit. Returns what
 		/// call threw (null when it returned). Throws BlueTuskPluginException, logged:
 		///     <description> did not return from <function> within N ms, <deadlineText>; ...
-		///     <description> was not called: N earlier calls of site policies still run past their deadline
+		///     <description> was not called: 16 earlier calls of site policies have not returned by their
+		///     deadline and still run (at most 16 run at once; 12 of them <the description of the policy
+		///     holding most late calls>'s)
 		/// description is asked only for a message (it is the policy's "family policy "name" (lib)").
 
 	template <class R>
@@ -75,7 +83,13 @@ public:
 		/// Calls that did not return by their deadline and still run (for tests).
 
 	static int runningCalls();
-		/// Calls running on helper threads, late ones included (for tests).
+		/// Calls running on workers, late ones included (for tests).
+
+	static int workerThreads();
+		/// Worker threads alive, parked or running a call (for tests).
+
+	static int startedWorkers();
+		/// Worker threads started since the process began (for tests: a hand-off to a parked worker starts none).
 };
 
 
@@ -84,14 +98,22 @@ class PolicyDeadline
 	/// (the target-session calls, made from many places). Thread-local.
 {
 public:
+	enum class Kind
+	{
+		Checkout,   /// a checkout or open: Checkout Timeout (with 0, Timeout)
+		Creation    /// a data source's creation: Timeout (its checkoutTimeout is not used)
+	};
+
 	class Scope
 		/// Sets this thread's deadline for its lifetime, from now (nested scopes keep the earliest). Cheap: a
 		/// timestamp and a few thread-local writes; the limit's text and redactor copy are made only when a
 		/// site policy is called (current()).
 	{
 	public:
-		Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor);
-			/// The checkout's deadline (checkoutDeadline()); redactor must outlive the scope.
+		Scope(const Poco::Timespan& checkoutTimeout, const Poco::Timespan& timeout, const SecretRedactor& redactor,
+			Kind kind = Kind::Checkout);
+			/// The checkout's deadline (checkoutDeadline()); redactor must outlive the scope. Kind::Creation:
+			/// Timeout from now (15 s with 0), its messages saying "the data source creation's deadline".
 		~Scope();
 		Scope(const Scope&) = delete;
 		Scope& operator = (const Scope&) = delete;
@@ -104,6 +126,7 @@ public:
 			Poco::Timespan checkoutTimeout;
 			Poco::Timespan timeout;
 			const SecretRedactor* redactor = nullptr;
+			Kind kind = Kind::Checkout;
 		};
 
 		State _previous;
@@ -121,6 +144,10 @@ public:
 		const SecretRedactor& redactor);
 		/// From now: the deadline (checkoutDeadline()) and its text, "the checkout's deadline (Checkout Timeout
 		/// 1000 ms)" (or Timeout's, or the 15 s bound's).
+
+	static PolicyCallLimit forCreation(const Poco::Timespan& timeout, const SecretRedactor& redactor);
+		/// From now: Timeout (15 s with 0), "the data source creation's deadline (Timeout 15000 ms from its
+		/// start)" (or "the bound of a data source creation with Timeout=0 (15 s)").
 };
 
 } } // namespace BlueTusk::Detail

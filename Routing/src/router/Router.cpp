@@ -6,6 +6,7 @@
 
 #include "RouterPass.h"
 #include "HostOrderCall.h"
+#include "TargetSessionCall.h"
 #include "SplitBrainGuard.h"
 #include "BlueTusk/PoolObserver.h"
 #include "AttemptFailure.h"
@@ -122,9 +123,38 @@ PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 }
 
 
+RoleVerdict Router::verdictFor(ServerRole role, const BlueTuskHostEndpoint& endpoint) const
+{
+	{
+		std::lock_guard<std::mutex> lock(_verdictMutex);
+		for (const auto& known: _verdicts)
+			if (known.first.first == role && known.first.second == endpoint) return known.second;
+	}
+	// Asked without the lock (a site policy's call is bounded and may throw); a race's two threads asking
+	// the same at once both ask.
+	const RoleVerdict verdict = _request.target->classify(role, endpoint);
+	std::lock_guard<std::mutex> lock(_verdictMutex);
+	_verdicts.emplace_back(std::make_pair(role, endpoint), verdict);
+	return verdict;
+}
+
+
+void Router::askVerdicts(const std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>>& asks) const
+{
+	{
+		std::lock_guard<std::mutex> lock(_verdictMutex);
+		_verdicts.clear();
+	}
+	const auto* site = dynamic_cast<const GuardedTargetSessionPolicy*>(_request.target.get());
+	if (!site || asks.size() < 2) return;   // a standard target is cheap to ask; one ask is asked when needed
+	const std::vector<RoleVerdict> verdicts = site->classifyEach(asks);
+	std::lock_guard<std::mutex> lock(_verdictMutex);
+	for (std::size_t i = 0; i < asks.size() && i < verdicts.size(); ++i) _verdicts.emplace_back(asks[i], verdicts[i]);
+}
+
+
 PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp checkoutDeadline, bool usePoolRoles)
 {
-	const TargetSessionPolicy& target = *_request.target;
 	const bool needsRole = _needsRole;
 	PassState state(log, number);
 
@@ -151,7 +181,22 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 		// that an exception could lose (PassState releases what it holds).
 		HostOrderPlan plan = HostOrderCall::plan(_request.hostOrder, candidates, checkoutDeadline, _settings);
 
-		// Step 2: tiers (stable): may accept, fallback only, known down or rejected.
+		// Step 2: tiers (stable): may accept, fallback only, known down or rejected. The target is asked about
+		// every candidate of a known role at once (a site policy: one bounded call), then each verdict kept.
+		std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>> asks;
+		if (needsRole)
+		{
+			std::set<std::size_t> asked;
+			for (std::size_t index: plan.order)
+			{
+				if (index >= candidates.size() || !asked.insert(index).second) continue;
+				const HostCandidate& candidate = candidates[index];
+				if (candidate.role == ServerRole::Unknown) continue;
+				if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints)) continue;
+				asks.emplace_back(candidate.role, candidate.endpoint);
+			}
+		}
+		askVerdicts(asks);
 		std::vector<Slot> slots;
 		std::set<std::size_t> seen;
 		for (std::size_t index: plan.order)
@@ -174,7 +219,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			}
 			else
 			{
-				switch (target.classify(candidate.role, candidate.endpoint))
+				switch (verdictFor(candidate.role, candidate.endpoint))
 				{
 				case RoleVerdict::Accept:   slot.expect = Expect::Accept; break;
 				case RoleVerdict::Fallback: slot.expect = Expect::Fallback; break;
@@ -386,7 +431,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	{
 		try
 		{
-			verdict = target.classify(role, slot.endpoint);
+			verdict = verdictFor(role, slot.endpoint);
 		}
 		catch (...)
 		{

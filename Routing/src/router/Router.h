@@ -21,6 +21,8 @@
 #include "Poco/Exception.h"
 #include "Poco/Timestamp.h"
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 namespace BlueTusk {
@@ -132,6 +134,13 @@ private:
 	bool useHint(const HostCandidate& candidate, ServerRole hinted) const;
 		/// Whether the topology source's hint replaces candidate's learned role: when none was learned, or
 		/// when the hint says otherwise (standby versus primary, or not usable) and was read after it.
+	RoleVerdict verdictFor(ServerRole role, const BlueTuskHostEndpoint& endpoint) const;
+		/// The target's classify(role, endpoint), asked once per pass and kept for the pass: the ordering,
+		/// the verdict on the session opened or reused there and the wait ask it once, not each (thread-safe:
+		/// a race's threads ask too).
+	void askVerdicts(const std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>>& asks) const;
+		/// Forgets the last pass's verdicts and, for a site target (TargetSessionCall.h), asks every one of
+		/// asks in one bounded call (one hand-off, not one per candidate).
 	std::string roleText(ServerRole role) const;
 	static std::string formatMs(double ms);
 		/// "12" (rounded milliseconds), for messages.
@@ -148,6 +157,8 @@ private:
 	                                  /// site policy's call may throw: TargetSessionCall.h)
 	Poco::Timespan _startupStagger;   /// of the current plan: pacing of a parallel race's startups (StartupGate)
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
+	mutable std::mutex _verdictMutex;
+	mutable std::vector<std::pair<std::pair<ServerRole, BlueTuskHostEndpoint>, RoleVerdict>> _verdicts;   /// this pass's (verdictFor())
 	std::vector<std::pair<EndpointPool*, const Session*>> _unusable;
 		/// rejected sessions put back to idle for the promotion watch that the data source's target can
 		/// never use: closed by the destructor if still idle

@@ -126,7 +126,7 @@ bool Router::noLongerPreferred(const Slot& slot) const
 	if (now.state == HostCandidate::DOWN) return true;
 	ServerRole role = slot.pool->lastKnownRole();
 	if (role == ServerRole::Unknown) role = now.role;
-	return _needsRole && role != ServerRole::Unknown && _request.target->classify(role, slot.endpoint) != RoleVerdict::Accept;
+	return _needsRole && role != ServerRole::Unknown && verdictFor(role, slot.endpoint) != RoleVerdict::Accept;
 }
 
 

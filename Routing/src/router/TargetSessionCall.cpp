@@ -14,7 +14,9 @@
 #include "BlueTusk/PluginRegistry.h"
 #include "Poco/Exception.h"
 #include "Poco/Logger.h"
+#include <algorithm>
 #include <exception>
+#include <memory>
 
 namespace BlueTusk {
 namespace Detail {
@@ -30,18 +32,10 @@ Poco::Logger& targetCallLogger()
 } // namespace
 
 
-GuardedTargetSessionPolicy::GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy):
-	_policy(std::move(policy))
+GuardedTargetSessionPolicy::GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr policy, std::string name):
+	_policy(std::move(policy)),
+	_name(std::move(name))
 {
-	_description = describePolicy("target session", nullptr, _policy.get());
-	try
-	{
-		_name = _policy->name();
-	}
-	catch (...)
-	{
-		fail("name()", std::current_exception());
-	}
 	_description = describePolicy("target session", [this]() { return _name; }, _policy.get());
 }
 
@@ -87,8 +81,18 @@ bool GuardedTargetSessionPolicy::needsRole() const
 
 RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role) const
 {
+	// Kept per role, like needsRole(): every checkout of a write target asks it twice (the split-brain
+	// guard, SplitBrainGuard.cpp), each a bounded call. A failure is not kept.
+	const std::size_t index = static_cast<std::size_t>(role);
+	if (index < 4)
+	{
+		const int known = _roleVerdicts[index].load(std::memory_order_acquire);
+		if (known >= 0) return static_cast<RoleVerdict>(known);
+	}
 	TargetSessionPolicy::Ptr policy = _policy;
-	return bounded<RoleVerdict>([policy, role]() { return policy->classify(role); }, "classify(" + toString(role) + ")");
+	const RoleVerdict verdict = bounded<RoleVerdict>([policy, role]() { return policy->classify(role); }, "classify(" + toString(role) + ")");
+	if (index < 4) _roleVerdicts[index].store(static_cast<int>(verdict), std::memory_order_release);
+	return verdict;
 }
 
 
@@ -97,6 +101,38 @@ RoleVerdict GuardedTargetSessionPolicy::classify(ServerRole role, const BlueTusk
 	TargetSessionPolicy::Ptr policy = _policy;
 	return bounded<RoleVerdict>([policy, role, endpoint]() { return policy->classify(role, endpoint); },
 		"classify(" + toString(role) + ", " + endpoint.toString() + ")");
+}
+
+
+std::vector<RoleVerdict> GuardedTargetSessionPolicy::classifyEach(const std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>>& asks) const
+{
+	if (asks.empty()) return {};
+	if (asks.size() == 1) return {classify(asks[0].first, asks[0].second)};
+	std::string function = "classify() of ";
+	for (std::size_t i = 0; i < asks.size(); ++i)
+		function += (i ? ", " : "") + asks[i].second.toString() + " (" + toString(asks[i].first) + ")";
+	TargetSessionPolicy::Ptr policy = _policy;
+	auto failedAt = std::make_shared<std::size_t>(asks.size());
+	std::exception_ptr thrown;
+	const std::string description = _description;
+	std::vector<RoleVerdict> verdicts = PolicyCallBound::call<std::vector<RoleVerdict>>([policy, asks, failedAt]()
+		{
+			std::vector<RoleVerdict> answers;
+			answers.reserve(asks.size());
+			for (std::size_t i = 0; i < asks.size(); ++i)
+			{
+				*failedAt = i;
+				answers.push_back(policy->classify(asks[i].first, asks[i].second));
+			}
+			return answers;
+		}, PolicyDeadline::current(), [description]() { return description; }, function, thrown);
+	if (thrown)
+	{
+		// The worker has returned (thrown is only set then): failedAt is the ask that threw.
+		const auto& ask = asks[std::min(*failedAt, asks.size() - 1)];
+		fail("classify(" + toString(ask.first) + ", " + ask.second.toString() + ")", thrown);
+	}
+	return verdicts;
 }
 
 
@@ -123,11 +159,11 @@ const TargetSessionPolicy& GuardedTargetSessionPolicy::policy() const
 }
 
 
-TargetSessionPolicy::Ptr GuardedTargetSessionPolicy::guard(TargetSessionPolicy::Ptr policy)
+TargetSessionPolicy::Ptr GuardedTargetSessionPolicy::guard(TargetSessionPolicy::Ptr policy, const std::string& name)
 {
 	if (!policy || codeIsInLibrary(policy.get(), TARGET_SESSION_PLUGIN_LIBRARY)) return policy;
 	if (std::dynamic_pointer_cast<GuardedTargetSessionPolicy>(policy)) return policy;
-	return std::make_shared<GuardedTargetSessionPolicy>(std::move(policy));
+	return std::make_shared<GuardedTargetSessionPolicy>(std::move(policy), name);
 }
 
 } } // namespace BlueTusk::Detail

@@ -173,7 +173,7 @@ public:
 		}
 		catch (BlueTuskPluginException& exc)
 		{
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("bluetusk.dataSources.zone-b.policy.*: target-session policy \"zone-standby\" rejected its configuration") != std::string::npos);
+			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("bluetusk.dataSources.zone-b.policy.*: target session policy \"zone-standby\" rejected its configuration") != std::string::npos);
 			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("\"127.0.0.1\" is not host=zone") != std::string::npos);
 		}
 	}
@@ -195,7 +195,15 @@ public:
 		// Without the plugin the name is a usage error naming the standard targets and what is loaded.
 		ProgramResult r = runProgram(connectProgram(), {"--target", "zone-standby", clusterHosts(ALL)});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(r.describe(), 1, r.status);
-		CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.find("nor is it a loaded target-session policy (any, ") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(r.describe(), r.err.find("nor is it a loaded target session policy (any, ") != std::string::npos);
+		// A loaded name whose policy fails (its name() throws) is the open's plugin failure: exit status 2, the
+		// BlueTuskPluginException naming it (before: a usage error listing that very name as loaded).
+		ProgramResult broken = runProgram(connectProgram(), {"--plugin",
+			std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingTargetSession.so", "--target", "name-throwing", clusterHosts(ALL)});
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(broken.describe(), 2, broken.status);
+		CPPUNIT_ASSERT_MESSAGE(broken.describe(), broken.err.find("target session policy \"name-throwing\" "
+			"(libBlueTuskTestMisbehavingTargetSession.so) failed in name(): std::exception: name broke on purpose") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(broken.describe(), broken.err.find("nor is it a loaded") == std::string::npos);
 	}
 
 	void testFastestPrefersTheFastestMeasuredHost()

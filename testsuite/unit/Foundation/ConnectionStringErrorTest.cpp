@@ -182,10 +182,10 @@ public:
 			// Any other policy name ("master") is a site target-session policy's, resolved at creation (doc/plugins.md).
 			{"Host=a;Username=u;Password={PW};Target Session Attributes=read/write",
 				"Target Session Attributes: \"read/write\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"
-				"; or a site target-session policy's name (doc/plugins.md)"},
+				"; or a site target session policy's name (doc/plugins.md)"},
 			{"host=a user=u password={PW} target_session_attrs=",
 				"target_session_attrs: \"\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"
-				"; or a site target-session policy's name (doc/plugins.md)"},
+				"; or a site target session policy's name (doc/plugins.md)"},
 			{"Host=a;Username=u;Password={PW};SSL Mode=maybe",
 				"SSL Mode: \"maybe\" is not a valid value; accepted values: disable, allow, prefer, require, verify-ca, verify-full"},
 			{"postgresql://u:{PW}@a/db?sslmode=on",
@@ -320,7 +320,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("Port: 3 hosts but 2 ports; a Port list of more than one port needs one port per host (or give a single shared Port)"),
 			setError("host", "a,b,c"));
 		CPPUNIT_ASSERT_EQUAL(std::string("targetSessionAttributes: \"x!\" is not a valid value; accepted values: any, primary, standby, prefer-primary, prefer-standby, read-write, read-only"
-			"; or a site target-session policy's name (doc/plugins.md)"), setError("targetSessionAttributes", "x!"));
+			"; or a site target session policy's name (doc/plugins.md)"), setError("targetSessionAttributes", "x!"));
 		CPPUNIT_ASSERT(settings == before);
 		CPPUNIT_ASSERT_EQUAL(std::string("db-a:5432,db-b:6432"), settings.hostList());
 	}

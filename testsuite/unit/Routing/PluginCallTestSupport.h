@@ -9,7 +9,10 @@
 #define BlueTusk_Test_PluginCallTestSupport_INCLUDED
 
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/PluginRegistry.h"
 #include "CapturingChannel.h"
+#include <cppunit/extensions/HelperMacros.h>
+#include <dlfcn.h>
 #include <string>
 
 namespace BlueTusk {
@@ -19,6 +22,21 @@ inline std::string testPluginPath(const std::string& library)
 	/// The test plugin library (testsuite/plugins) as built into BLUETUSK_TEST_PLUGIN_DIR.
 {
 	return std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/" + library;
+}
+
+
+template <class Function>
+Function pluginControl(const std::string& library, const char* name)
+	/// One of a test plugin's extern "C" functions (library: its path; it is loaded by then, from its private
+	/// copy: openPluginImage() names the copy the process opened).
+{
+	const std::string loaded = openPluginImage(library, "test plugin library").loadedFile;
+	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
+	CPPUNIT_ASSERT_MESSAGE(library + " is not loaded", handle != nullptr);
+	void* symbol = dlsym(handle, name);
+	dlclose(handle);
+	CPPUNIT_ASSERT_MESSAGE(name, symbol != nullptr);
+	return reinterpret_cast<Function>(symbol);
 }
 
 

@@ -40,16 +40,9 @@ std::string pluginPath()
 
 template <class Function>
 Function control(const char* name)
-	/// One of the test plugin's extern "C" functions (the library is loaded by then, from its private copy:
-	/// openPluginImage() names the copy the process opened).
+	/// One of the test plugin's extern "C" functions.
 {
-	const std::string loaded = openPluginImage(pluginPath(), "test plugin library").loadedFile;
-	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
-	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
-	void* symbol = dlsym(handle, name);
-	dlclose(handle);
-	CPPUNIT_ASSERT_MESSAGE(name, symbol != nullptr);
-	return reinterpret_cast<Function>(symbol);
+	return pluginControl<Function>(pluginPath(), name);
 }
 
 
@@ -322,6 +315,9 @@ public:
 			if (message.find("did not return from plan() within ") != std::string::npos) ++late;
 			else if (message.find(") was not called") != std::string::npos) ++notCalled;   // within its deadline, or all 16 late
 			else CPPUNIT_FAIL(message);
+			// A call refused for the slots names the policy holding most of them (here all 16).
+			if (message.find("was not called: 16 earlier calls") != std::string::npos)
+				CPPUNIT_ASSERT_MESSAGE(message, message.find("16 of them host order policy \"sleepy\" (" + LIBRARY + ")'s)") != std::string::npos);
 		}
 		CPPUNIT_ASSERT_EQUAL(16, most);
 		CPPUNIT_ASSERT_EQUAL(16, late);

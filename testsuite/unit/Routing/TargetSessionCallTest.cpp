@@ -34,13 +34,7 @@ std::string pluginPath()
 void sleepClassifyNext(int calls, int milliseconds)
 	/// The next calls of "classify-sleepy"'s classify(role, endpoint) sleep (the plugin's extern "C" control).
 {
-	const std::string loaded = openPluginImage(pluginPath(), "test plugin library").loadedFile;
-	void* handle = dlopen(loaded.c_str(), RTLD_NOW | RTLD_NOLOAD);
-	CPPUNIT_ASSERT_MESSAGE(pluginPath() + " is not loaded", handle != nullptr);
-	void* symbol = dlsym(handle, "bluetuskTestSleepClassifyNext");
-	dlclose(handle);
-	CPPUNIT_ASSERT(symbol != nullptr);
-	reinterpret_cast<void (*)(int, int)>(symbol)(calls, milliseconds);
+	pluginControl<void (*)(int, int)>(pluginPath(), "bluetuskTestSleepClassifyNext")(calls, milliseconds);
 }
 
 

@@ -480,7 +480,7 @@ public:
 		int logged = 0;
 		for (const std::string& line: capture.channel().lines())
 		{
-			if (line.find("topology source scripted did not return from read() or waitForChange() within 1000 ms of close()") != std::string::npos) ++logged;
+			if (line.find("topology policy \"scripted\" (libBlueTuskTestScriptedTopology.so) did not return from read() or waitForChange() within 1000 ms of close()") != std::string::npos) ++logged;
 		}
 		CPPUNIT_ASSERT_EQUAL(1, logged);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());

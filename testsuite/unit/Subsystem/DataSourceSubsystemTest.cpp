@@ -102,6 +102,8 @@ class DataSourceSubsystemTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testPolicyPropertiesConfigureOwnInstance);
 	CPPUNIT_TEST(testPluginPathErrorNamesItsProperty);
 	CPPUNIT_TEST(testConfigureFailureIsPluginException);
+	CPPUNIT_TEST(testTargetConfigureFailureIsPluginException);
+	CPPUNIT_TEST(testUnusedRetryNameFailureNamesDataSource);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -511,6 +513,37 @@ public:
 				"\" (libBlueTuskTestMisbehavingHostOrder.so) failed in configure(): " + c.second, message);
 			CPPUNIT_ASSERT(subsystem.names().empty());
 		}
+	}
+
+	void testTargetConfigureFailureIsPluginException()
+	{
+		// A site target-session policy's configure() throwing a std::exception is a plugin failure, as for
+		// the other families, not "rejected its configuration" (before: reported as a refusal).
+		Fixture f;
+		f.set("bluetusk.plugins", std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingTargetSession.so");
+		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
+		f.set("bluetusk.dataSources.main.targetSessionAttributes", "configure-throwing");
+		f.set("bluetusk.dataSources.main.policy.zone", "a");
+		DataSourceSubsystem subsystem(f.context);
+		const std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+		CPPUNIT_ASSERT_EQUAL(std::string("bluetusk.dataSources.main.policy.*: target session policy \"configure-throwing\" "
+			"(libBlueTuskTestMisbehavingTargetSession.so) failed in configure(): std::exception: configure broke on purpose"), message);
+		CPPUNIT_ASSERT(subsystem.names().empty());
+	}
+
+	void testUnusedRetryNameFailureNamesDataSource()
+	{
+		// A retry library loaded but used by no data source, whose name() throws: every retry policy gets the
+		// policy.* properties, so the failure names the data source's keys (before: no key at all).
+		Fixture f;
+		f.set("bluetusk.plugins", std::string(BLUETUSK_TEST_PLUGIN_DIR) + "/libBlueTuskTestMisbehavingRetry.so");
+		f.set("bluetusk.dataSources.main.connectionString", HOSTS);
+		f.set("bluetusk.dataSources.main.policy.zone", "a");
+		DataSourceSubsystem subsystem(f.context);
+		const std::string message = messageOf<BlueTuskPluginException>(subsystem, *f.config);
+		CPPUNIT_ASSERT_EQUAL(std::string("bluetusk.dataSources.main.policy.*: retry policy \"name-throwing-retry\" "
+			"(libBlueTuskTestMisbehavingRetry.so) failed in name(): std::exception: name broke on purpose"), message);
+		CPPUNIT_ASSERT(subsystem.names().empty());
 	}
 };
 
