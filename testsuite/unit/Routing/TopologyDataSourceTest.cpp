@@ -452,8 +452,11 @@ public:
 			auto dataSource = f.create("a");
 			dataSource->open(TargetSessionAttributes::PreferStandby).close();
 		}
-		CPPUNIT_ASSERT(within([&] { return threadCount() == before; }, 5000));
-		CPPUNIT_ASSERT_EQUAL(before, threadCount());
+		// At most as many as before: a late site-policy call of an earlier test (PolicyCallTest's sleeping
+		// calls run on after their callers gave up) may end meanwhile, and then the count falls below
+		// `before` (it failed so under ThreadSanitizer, whose timing stretches those calls).
+		CPPUNIT_ASSERT(within([&] { return threadCount() <= before; }, 5000));
+		CPPUNIT_ASSERT_MESSAGE(std::to_string(threadCount()) + " threads, " + std::to_string(before) + " before", threadCount() <= before);
 	}
 
 	void testSourceIgnoringCloseIsAbandoned()
