@@ -6,6 +6,8 @@
 // data source can be created with it:
 //   "classify-throwing"      classify(role, endpoint) throws std::runtime_error("classify broke on purpose");
 //   "classify-throwing-int"  classify(role, endpoint) throws an int (neither Poco nor std);
+//   "classify-leaking"       classify(role, endpoint) throws a std::runtime_error whose text holds the unit
+//                            tests' password, "s3cret-Pw!" (a policy that echoes what it was given);
 //   "needs-role-throwing"    needsRole() throws std::runtime_error("needsRole broke on purpose");
 //   "classify-sleepy"        classify(role, endpoint) accepts, after sleeping for the calls
 //                            bluetuskTestSleepClassifyNext() asked for; classify(role) likewise, for
@@ -224,9 +226,25 @@ extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepClassify
 }
 
 
+class ClassifyLeaking: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "classify-leaking";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		throw std::runtime_error("cannot log in with password s3cret-Pw! here");
+	}
+};
+
+
 POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(ClassifyThrowing, "classify-throwing")
 	POCO_EXPORT_INTERFACE(ClassifyThrowingInt, "classify-throwing-int")
+	POCO_EXPORT_INTERFACE(ClassifyLeaking, "classify-leaking")
 	POCO_EXPORT_INTERFACE(NeedsRoleThrowing, "needs-role-throwing")
 	POCO_EXPORT_INTERFACE(ClassifySleepy, "classify-sleepy")
 	POCO_EXPORT_INTERFACE(Counting, "counting")

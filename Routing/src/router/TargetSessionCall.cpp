@@ -42,7 +42,9 @@ GuardedTargetSessionPolicy::GuardedTargetSessionPolicy(TargetSessionPolicy::Ptr 
 
 void GuardedTargetSessionPolicy::fail(const std::string& call, const std::exception_ptr& thrown) const
 {
-	const std::string message = _description + " failed in " + call + ": " + describeThrown(thrown);
+	// Through the redactor of the checkout or creation under way (its settings' secrets), as every other family's
+	// failures: a policy's text may echo what it was given (a trial's policy threw the password).
+	const std::string message = PolicyDeadline::current().redactor.redact(_description + " failed in " + call + ": " + describeThrown(thrown));
 	targetCallLogger().error(message);
 	throw BlueTuskPluginException(message);
 }

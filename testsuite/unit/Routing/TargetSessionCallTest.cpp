@@ -54,6 +54,7 @@ class TargetSessionCallTest: public CppUnit::TestFixture
 {
 	CPPUNIT_TEST_SUITE(TargetSessionCallTest);
 	CPPUNIT_TEST(testPooledCheckoutThrowingClassify);
+	CPPUNIT_TEST(testThrownTextRedacted);
 	CPPUNIT_TEST(testPooledCheckoutThrowingInt);
 	CPPUNIT_TEST(testOwnTargetThrowingClassify);
 	CPPUNIT_TEST(testParallelRaceThrowingClassify);
@@ -86,6 +87,21 @@ public:
 		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
 		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testThrownTextRedacted()
+	{
+		// The policy's own text holds the password: neither the exception nor the log line may.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-leaking"); });
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("failed in classify(primary, a:5432)") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("password ***") != std::string::npos);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(testPassword()) == std::string::npos);
+		CPPUNIT_ASSERT(anyLineContains(capture, "failed in classify(primary, a:5432)"));
+		CPPUNIT_ASSERT(!anyLineContains(capture, testPassword()));
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
 	}
 
 	void testPooledCheckoutThrowingInt()
