@@ -4,7 +4,7 @@
 // Library: BlueTusk/Foundation
 //
 // A plugin library as this process loads it: a private copy of the file, opened once and kept open, with
-// its declared plugin ABI version checked (doc/plugins.md, "Loading: ABI version and private copies").
+// its declared plugin ABI version checked (doc/plugin-loading.md, "Loading: ABI version and private copies").
 // Loading from a copy means replacing or rewriting the original file on disk cannot change the mapped
 // image of a loaded plugin (cp over a mapped library rewrites its pages in place: SIGBUS or worse).
 //

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Foundation
 //
-// How messages name a policy object and what it threw (doc/plugins.md, "Where and how policies are called").
+// How messages name a policy object and what it threw (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #include "BlueTusk/PluginRegistry.h"

@@ -412,7 +412,7 @@ int EndpointPool::prunePool(bool background)
 	PoolManager::Impl& m = *_manager._impl;
 	int evicted = 0;
 	{
-		// The policy runs without the manager's mutex (doc/plugins.md, "Where and how policies are called"):
+		// The policy runs without the manager's mutex (doc/plugin-calls.md, "Where and how policies are called"):
 		// snapshot the idle sessions under it, ask the policy, then close only the selected sessions that are
 		// still idle and unchanged (not taken and returned meanwhile: same entry, same lastReturned).
 		std::vector<PooledSessionInfo> infos;

@@ -61,7 +61,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 
 		// Whether the returning session may stay in the pool: not broken, not draining, the eviction policy
 		// agrees, and an unpooled pool only keeps it for a waiter. The policy runs without m.mutex
-		// (doc/plugins.md, "Where and how policies are called"): the pool's size is snapshot under it first,
+		// (doc/plugin-calls.md, "Where and how policies are called"): the pool's size is snapshot under it first,
 		// and the rest is checked again under it after the policy answered. When the session may not
 		// stay, mayStayLocked() closes it (counted as evicted when the policy said no) and returns false.
 		bool keep = false;

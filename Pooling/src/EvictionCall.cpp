@@ -4,7 +4,7 @@
 // Library: BlueTusk/Pooling
 //
 // The pools' calls into the eviction policy, outside the manager's mutex, with the fallback to the standard
-// policy when one throws (doc/plugins.md, "Where and how policies are called").
+// policy when one throws (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #include "EvictionCall.h"

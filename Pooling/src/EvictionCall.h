@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// Private: every call the pools make into the eviction policy (doc/plugins.md, "Where and how policies are
+// Private: every call the pools make into the eviction policy (doc/plugin-calls.md, "Where and how policies are
 // called"). Called WITHOUT the manager's mutex: the caller snapshots the inputs under the lock, calls here,
 // and re-validates under the lock. A policy that throws is logged and the fallback policy (the standard one,
 // PoolManager::Options::fallbackEviction) decides instead, so that pooling goes on reusing sessions; a call

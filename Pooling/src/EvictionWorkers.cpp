@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Pooling
 //
-// The threads a site eviction policy's calls run on, bounded by EvictionCall (doc/plugins.md, "Where and
+// The threads a site eviction policy's calls run on, bounded by EvictionCall (doc/plugin-calls.md, "Where and
 // how policies are called").
 //
 

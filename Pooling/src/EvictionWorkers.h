@@ -4,7 +4,7 @@
 // Library: BlueTusk/Pooling
 //
 // Private: the few threads on which a site eviction policy is called, so that the pool's caller waits for
-// it only up to EvictionCall::CALL_BOUND (doc/plugins.md, "Where and how policies are called").
+// it only up to EvictionCall::CALL_BOUND (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #ifndef BlueTusk_EvictionWorkers_INCLUDED

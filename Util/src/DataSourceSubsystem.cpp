@@ -324,7 +324,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				catch (...)
 				{
 					// Not a refusal but a failure (a std::exception, an int): named like every policy failure
-					// (doc/plugins.md, "Where and how policies are called"), logged once.
+					// (doc/plugin-calls.md, "Where and how policies are called"), logged once.
 					const std::string message = policyPrefix + ".*: " + describePolicy(family, [&policy]() { return policy; }, object) +
 						" failed in configure(): " + describeThrown(std::current_exception());
 					subsystemLogger().error(redactor.redact(message));

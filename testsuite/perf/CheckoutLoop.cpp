@@ -5,7 +5,7 @@
 // session N times (default 5000) after 50 unmeasured ones, and prints the median, mean, p99 and max of one
 // checkout+return in microseconds, with the threads the process started meanwhile. TARGET is a standard
 // name (any, standby, ...) or a site target-session policy's (load it with Plugin Path). Used for the
-// figures in doc/plugins.md ("Where and how policies are called"); builds against the public API only.
+// figures in doc/plugin-calls.md ("Where and how policies are called"); builds against the public API only.
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"

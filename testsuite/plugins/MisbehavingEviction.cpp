@@ -1,7 +1,7 @@
 //
 // MisbehavingEviction.cpp
 //
-// A site eviction plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and how
+// A site eviction plugin built only for the test suite, broken on purpose (doc/plugin-calls.md, "Where and how
 // policies are called"): "throwing-eviction" throws std::runtime_error from keepOnReturn() and
 // selectForEviction(). A data source then falls back to the standard policy and keeps reusing sessions.
 // "name-throwing-eviction": its name() throws std::runtime_error("name broke on purpose").

@@ -1,7 +1,7 @@
 //
 // MisbehavingHostOrder.cpp
 //
-// A site host-order plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and how
+// A site host-order plugin built only for the test suite, broken on purpose (doc/plugin-calls.md, "Where and how
 // policies are called"). Every policy plans the host list as written and counts its plan() calls:
 //   "counting"      plans, nothing else;
 //   "throwing"      throws std::runtime_error("plan broke on purpose");

@@ -1,7 +1,7 @@
 //
 // MisbehavingRetry.cpp
 //
-// A site retry plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and how
+// A site retry plugin built only for the test suite, broken on purpose (doc/plugin-calls.md, "Where and how
 // policies are called"):
 //   "name-throwing-retry"   name() throws std::runtime_error("name broke on purpose"); never retries.
 // Only the public headers are used, the way a site would write one.

@@ -1,7 +1,7 @@
 //
 // MisbehavingTargetSession.cpp
 //
-// A site target-session plugin built only for the test suite, broken on purpose (doc/plugins.md, "Where and
+// A site target-session plugin built only for the test suite, broken on purpose (doc/plugin-calls.md, "Where and
 // how policies are called"). Every policy needs the role and accepts every role in classify(role), so a
 // data source can be created with it:
 //   "classify-throwing"      classify(role, endpoint) throws std::runtime_error("classify broke on purpose");

@@ -206,7 +206,7 @@ BlueTusk_Foundation_API std::string describePolicy(const std::string& family, co
 	/// For messages about one policy object: <family> policy "<name()>" (<file>), where <file> is the file
 	/// name of the library (or program) that holds the code of the object's class, found with dladdr on its
 	/// vtable (object: the policy, a polymorphic object; null leaves the library out; so does a name()
-	/// that throws). doc/plugins.md, "Where and how policies are called". Never throws. Thread-safe.
+	/// that throws). doc/plugin-calls.md, "Where and how policies are called". Never throws. Thread-safe.
 
 BlueTusk_Foundation_API std::string describeThrown(const std::exception_ptr& error);
 	/// What a policy threw, for messages: a Poco::Exception's displayText(), "std::exception: " and what()

@@ -305,7 +305,7 @@ public:
 		EvictionPolicy::Ptr fallbackEviction;
 			/// Decides instead of the eviction policy when one of its calls throws (the failure is logged
 			/// on BlueTusk.Pooling): a data source sets the standard policy here. Null: the built-in rule
-			/// (a session is closed only past its lifetime). doc/plugins.md, "Where and how policies are called".
+			/// (a session is closed only past its lifetime). doc/plugin-calls.md, "Where and how policies are called".
 	};
 
 	PoolManager(const ConnectionSettings& settings, SessionFactory::Ptr factory, EvictionPolicy::Ptr eviction,

@@ -78,7 +78,7 @@ BlueTuskDataSource::BlueTuskDataSource(const ConnectionSettings& settings, const
 		if (settings.targetSessionPolicy.empty()) _impl->target(settings.targetSessionAttributes);
 		else _impl->ownSite = _impl->siteTarget(settings.targetSessionPolicy);
 		eviction = c.evictionPolicy(settings.evictionPolicy);
-		// A site eviction policy that throws falls back to the standard one (doc/plugins.md, "Where and
+		// A site eviction policy that throws falls back to the standard one (doc/plugin-calls.md, "Where and
 		// how policies are called").
 		if (!Detail::codeIsInLibrary(eviction.get(), EVICTION_PLUGIN_LIBRARY)) fallbackEviction = c.evictionPolicy(STANDARD_EVICTION_POLICY);
 	}

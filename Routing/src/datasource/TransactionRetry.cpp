@@ -67,7 +67,7 @@ template <class R>
 R askRetryPolicy(const RetryPolicy& policy, const char* function, const ConnectionSettings& settings, const std::string& after,
 	std::function<R()> call)
 	/// call() into the retry policy; whatever it throws becomes a BlueTuskPluginException naming the family,
-	/// the policy and its library, logged on BlueTusk.Routing (doc/plugins.md, "Where and how policies are
+	/// the policy and its library, logged on BlueTusk.Routing (doc/plugin-calls.md, "Where and how policies are
 	/// called"). No lease is held while a retry policy runs. A site policy (its code not in the standard
 	/// retry library) is called through PolicyCallBound, within Checkout Timeout (or Timeout, else 15 s) of
 	/// the call's start: past it the call is abandoned (it keeps using the policy object, which must

@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// HostOrderPolicy::plan() called within the checkout's deadline (doc/plugins.md, "Where and how policies
+// HostOrderPolicy::plan() called within the checkout's deadline (doc/plugin-calls.md, "Where and how policies
 // are called").
 //
 

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 // A site policy's call handed to a persistent worker, waited for until a deadline; at most MAX_CALLS at once
-// (doc/plugins.md, "Where and how policies are called").
+// (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #include "PolicyCallBound.h"

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 // The one mechanism that bounds a site policy's call in Routing: the call is handed to a persistent worker
-// thread and the caller waits for it until a deadline (doc/plugins.md, "Where and how policies are called").
+// thread and the caller waits for it until a deadline (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #ifndef BlueTusk_Detail_PolicyCallBound_INCLUDED

@@ -4,7 +4,7 @@
 // Library: BlueTusk/Routing
 //
 // A site target-session policy's calls, each turned into a BlueTuskPluginException naming the policy when
-// it throws (doc/plugins.md, "Where and how policies are called").
+// it throws (doc/plugin-calls.md, "Where and how policies are called").
 //
 
 #include "TargetSessionCall.h"

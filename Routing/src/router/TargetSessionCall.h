@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// Every call BlueTusk makes on a site target-session policy, guarded (doc/plugins.md, "Where and how
+// Every call BlueTusk makes on a site target-session policy, guarded (doc/plugin-calls.md, "Where and how
 // policies are called").
 //
 

@@ -1,7 +1,7 @@
 //
 // EvictionCallTest.cpp
 //
-// How the pools call the eviction policy (doc/plugins.md, "Where and how policies are called"): never under
+// How the pools call the eviction policy (doc/plugin-calls.md, "Where and how policies are called"): never under
 // the pool lock (a policy that reads the pool's statistics from another thread is not blocked, a slow
 // policy does not stall another checkout of the same pool), and a policy that throws is logged with its
 // family, name and library while the standard policy decides instead, so that sessions are still reused.

@@ -1,7 +1,7 @@
 //
 // PolicyCallTest.cpp
 //
-// Where and how a data source calls a site host-order policy (doc/plugins.md, "Where and how policies are
+// Where and how a data source calls a site host-order policy (doc/plugin-calls.md, "Where and how policies are
 // called"), with libBlueTuskTestMisbehavingHostOrder.so (testsuite/plugins): plan() runs once per checkout
 // that goes through the router, whatever the new sessions; a plan() that throws (a std::exception, or
 // anything else) fails the checkout with a BlueTuskPluginException naming the family, the policy and the

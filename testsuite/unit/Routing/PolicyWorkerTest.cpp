@@ -1,7 +1,7 @@
 //
 // PolicyWorkerTest.cpp
 //
-// What a bounded site policy call costs and how often it is made (doc/plugins.md, "Where and how policies
+// What a bounded site policy call costs and how often it is made (doc/plugin-calls.md, "Where and how policies
 // are called"): the calls are handed to persistent workers (no thread started per call; a worker held by
 // a late call is replaced, never reused before its call returns); a pooled checkout with a site target
 // asks classify() once per candidate; name() is asked once per policy object, within the deadline of the

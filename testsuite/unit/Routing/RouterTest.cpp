@@ -399,7 +399,7 @@ public:
 		// Several passes, states forgotten each time: passes 50 ms apart before the promotion at 400 ms, then
 		// the one that finds it: 8 or 9, plain and under ThreadSanitizer (measured at 93ab9f6). Only two fitted
 		// under ThreadSanitizer while every new routing context read and hashed the five standard plugin
-		// files: 425-490 ms for the first pass's plugin load there, now 17-21 ms (doc/plugins.md, "Loading rules").
+		// files: 425-490 ms for the first pass's plugin load there, now 17-21 ms (doc/plugin-loading.md, "Loading rules").
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(passes) + " passes", passes >= 3);
 		CPPUNIT_ASSERT_EQUAL(1, f.world->totalLive());
 		// The attempt log numbers the passes (HostAttempt::pass).

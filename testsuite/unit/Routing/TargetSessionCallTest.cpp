@@ -1,7 +1,7 @@
 //
 // TargetSessionCallTest.cpp
 //
-// A site target-session policy that throws (doc/plugins.md, "Where and how policies are called"), with
+// A site target-session policy that throws (doc/plugin-calls.md, "Where and how policies are called"), with
 // libBlueTuskTestMisbehavingTargetSession.so (testsuite/plugins): whatever its needsRole() or classify()
 // throws (a std::exception, an int), through a direct open and a pooled checkout (sequential and a
 // parallel race), the caller gets a BlueTuskPluginException naming the family, the policy and the library,
