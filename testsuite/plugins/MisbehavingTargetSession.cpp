@@ -16,15 +16,25 @@
 //                            (bluetuskTestTargetCalls());
 //   "name-throwing"          name() throws std::runtime_error("name broke on purpose");
 //   "name-sleepy"            name() sleeps for the calls bluetuskTestSleepNameNext() asked for;
-//   "configure-throwing"     configure() throws std::runtime_error("configure broke on purpose").
+//   "configure-throwing"     configure() throws std::runtime_error("configure broke on purpose");
+//   "configure-leaking"      configure() throws a std::runtime_error echoing its "echo" property (a test
+//                            sets the data source's password there: a policy echoing what it was given);
+//   "classify-stuck"         classify(role, endpoint) blocks until bluetuskTestReleaseStuck(1) (at most 30 s,
+//                            so a failed test cannot hang the suite); bluetuskTestStuckNow() counts the
+//                            calls blocked now;
+//   "classify-throwing-on-b" classify(role, endpoint) throws std::runtime_error("classify broke on purpose
+//                            for b") for host "b" only and accepts every other host.
 // Only the public headers are used, the way a site would write one.
 //
 
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "BlueTusk/PluginRegistry.h"
 #include "Poco/ClassLibrary.h"
+#include "Poco/Util/AbstractConfiguration.h"
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -191,6 +201,21 @@ public:
 	}
 };
 
+
+class ConfigureLeaking: public ConfigureThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "configure-leaking";
+	}
+
+	void configure(const Poco::Util::AbstractConfiguration& config) override
+	{
+		throw std::runtime_error("configure cannot use " + config.getString("echo", "(no echo)"));
+	}
+};
+
 } // namespace
 
 
@@ -226,6 +251,81 @@ extern "C" __attribute__((visibility("default"))) void bluetuskTestSleepClassify
 }
 
 
+namespace {
+
+std::mutex stuckMutex;
+std::condition_variable stuckWake;
+bool stuckReleased = false;   /// under stuckMutex
+std::atomic<int> stuckNow{0};   /// "classify-stuck" calls blocked now
+
+
+class ClassifyStuck: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "classify-stuck";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint&) const override
+	{
+		++stuckNow;
+		std::unique_lock<std::mutex> lock(stuckMutex);
+		stuckWake.wait_for(lock, std::chrono::seconds(30), []() { return stuckReleased; });
+		--stuckNow;
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+
+class ClassifyThrowingOnB: public ClassifyThrowing
+{
+public:
+	std::string name() const override
+	{
+		return "classify-throwing-on-b";
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole) const override
+	{
+		return BlueTusk::RoleVerdict::Accept;
+	}
+
+	BlueTusk::RoleVerdict classify(BlueTusk::ServerRole, const BlueTusk::BlueTuskHostEndpoint& endpoint) const override
+	{
+		if (endpoint.host() == "b") throw std::runtime_error("classify broke on purpose for b");
+		return BlueTusk::RoleVerdict::Accept;
+	}
+};
+
+} // namespace
+
+
+extern "C" __attribute__((visibility("default"))) void bluetuskTestReleaseStuck(int release)
+	/// release 1: every blocked "classify-stuck" call returns, and later ones do not block; 0: they block again.
+{
+	{
+		std::lock_guard<std::mutex> lock(stuckMutex);
+		stuckReleased = release != 0;
+	}
+	stuckWake.notify_all();
+}
+
+
+extern "C" __attribute__((visibility("default"))) int bluetuskTestStuckNow()
+	/// The "classify-stuck" calls blocked now.
+{
+	return stuckNow.load();
+}
+
+
+namespace {
+
 class ClassifyLeaking: public ClassifyThrowing
 {
 public:
@@ -240,6 +340,8 @@ public:
 	}
 };
 
+} // namespace
+
 
 POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(ClassifyThrowing, "classify-throwing")
@@ -251,6 +353,9 @@ POCO_BEGIN_MANIFEST(BlueTusk::TargetSessionPolicy)
 	POCO_EXPORT_INTERFACE(NameThrowing, "name-throwing")
 	POCO_EXPORT_INTERFACE(NameSleepy, "name-sleepy")
 	POCO_EXPORT_INTERFACE(ConfigureThrowing, "configure-throwing")
+	POCO_EXPORT_INTERFACE(ConfigureLeaking, "configure-leaking")
+	POCO_EXPORT_INTERFACE(ClassifyStuck, "classify-stuck")
+	POCO_EXPORT_INTERFACE(ClassifyThrowingOnB, "classify-throwing-on-b")
 POCO_END_MANIFEST
 
 BLUETUSK_PLUGIN_ABI();

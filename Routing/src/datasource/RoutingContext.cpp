@@ -197,7 +197,7 @@ struct RoutingContext::Impl
 		const auto description = [family, registered, policy]() { return describePolicy(toString(family), [&registered]() { return registered; }, policy.get()); };
 		std::exception_ptr thrown;
 		std::string name = Detail::PolicyCallBound::call<std::string>([policy]() { return policy->name(); }, Detail::PolicyDeadline::current(),
-			description, "name()", thrown);
+			description, "name()", thrown, policy.get());
 		if (!thrown) return name;
 		const std::string message = description() + " failed in name(): " + describeThrown(thrown);
 		Poco::Logger::get("BlueTusk.Routing").error(message);

@@ -93,7 +93,7 @@ R askRetryPolicy(const RetryPolicy& policy, const char* function, const Connecti
 	{
 		Detail::PolicyCallLimit limit = Detail::PolicyDeadline::forCheckout(settings.checkoutTimeout, settings.connectTimeout, redactor);
 		limit.deadlineText = limit.deadlineText + after;
-		result = Detail::PolicyCallBound::call<R>(std::move(call), limit, description, std::string(function) + "()", thrown);
+		result = Detail::PolicyCallBound::call<R>(std::move(call), limit, description, std::string(function) + "()", thrown, &policy);
 	}
 	if (!thrown) return result;
 	const std::string message = redactor.redact(description() + " failed in " + function + "(): " + describeThrown(thrown) + after);

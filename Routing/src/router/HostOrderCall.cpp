@@ -37,12 +37,6 @@ Poco::Logger& routingLogger()
 	throw BlueTuskPluginException(message);
 }
 
-
-std::string milliseconds(Poco::Timespan::TimeDiff microseconds)
-{
-	return std::to_string((microseconds + 500) / 1000) + " ms";
-}
-
 } // namespace
 
 
@@ -103,19 +97,17 @@ HostOrderPlan HostOrderCall::plan(const HostOrderPolicy::Ptr& policy, const std:
 		}
 	}
 
-	PolicyCallLimit limit;
-	limit.deadline = deadline;
-	if (deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX))
-		limit.deadline = Poco::Timestamp() + (settings.connectTimeout.totalMicroseconds() > 0 ? settings.connectTimeout : PolicyCallBound::BOUND_WITHOUT_DEADLINE).totalMicroseconds();
-	limit.deadlineText = "the checkout's deadline (Checkout Timeout " + milliseconds(settings.checkoutTimeout.totalMicroseconds()) + ")";
-	limit.redactor = settings.redactor();
+	// The text names the bound really used: Checkout Timeout, else Timeout, else the 15 s bound
+	// (PolicyDeadline::forCheckout()); without a checkout deadline the bound counts from now.
+	PolicyCallLimit limit = PolicyDeadline::forCheckout(settings.checkoutTimeout, settings.connectTimeout, settings.redactor());
+	if (deadline != Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX)) limit.deadline = deadline;
 	// A site policy is named by the name it was looked up under (Host Order): its name() was asked once, at
 	// the lookup, and is not asked again here (a slow name() would delay the failure past the deadline).
 	const std::string name = settings.hostOrder;
 	const auto description = [&policy, &name]() { return describePolicy("host order", [&name]() { return name; }, policy.get()); };
 	std::exception_ptr thrown;
 	HostOrderPlan result = PolicyCallBound::call<HostOrderPlan>([policy, candidates]() { return policy->plan(candidates); },
-		limit, description, "plan()", thrown);
+		limit, description, "plan()", thrown, policy.get());
 	if (thrown) fail(description() + " failed in plan(): " + describeThrown(thrown), settings);
 	return result;
 }

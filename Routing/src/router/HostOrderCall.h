@@ -3,7 +3,7 @@
 //
 // Library: BlueTusk/Routing
 //
-// The router's call of HostOrderPolicy::plan(), bounded by the checkout's deadline (doc/plugins.md, "Where
+// The router's call of HostOrderPolicy::plan(), bounded by the checkout's deadline (doc/plugin-calls.md, "Where
 // and how policies are called").
 //
 

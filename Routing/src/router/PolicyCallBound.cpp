@@ -40,6 +40,7 @@ struct PendingCall
 	std::atomic<bool> returned{false};   /// finished, readable without the mutex (the caller's short spin)
 	bool late = false;
 	std::string lateAs;   /// a late call's description (set under mutex, with late)
+	const void* owner = nullptr;   /// the policy object called (its share of the slots), or null
 	std::exception_ptr error;
 };
 
@@ -53,6 +54,15 @@ struct Worker
 };
 
 
+struct PolicyShare
+	/// One policy object's use of the slots (PolicyCallBound::POLICY_SHARE).
+{
+	int running = 0;   /// its calls handed off that have not returned
+	int late = 0;      /// of those, the ones whose caller stopped waiting
+	int waiting = 0;   /// callers waiting for a slot (the entry stays while one holds it)
+};
+
+
 struct CallSlots
 	/// The process's workers and slots: a call holds one slot from its hand-off to its return.
 {
@@ -62,6 +72,7 @@ struct CallSlots
 	int late = 0;      /// of those, the ones whose caller stopped waiting
 	std::vector<Worker*> parked;   /// idle workers, waiting for a call (last parked, first used)
 	std::map<std::string, int> lateBy;   /// late calls per policy description (for the 16-slot message)
+	std::map<const void*, PolicyShare> shares;   /// per policy object with calls running or waiting
 	int workers = 0;   /// worker threads alive (tests)
 	int started = 0;   /// worker threads ever started (tests)
 };
@@ -71,6 +82,19 @@ CallSlots& callSlots()
 {
 	static CallSlots* slots = new CallSlots;   // never destroyed: parked workers and late calls outlive main()
 	return *slots;
+}
+
+
+void releaseShare(CallSlots& slots, const void* owner, bool wasRunning, bool wasLate, bool wasWaiting)
+	/// Gives back owner's counts (under the mutex); the entry goes when nothing of it is left.
+{
+	if (!owner) return;
+	auto it = slots.shares.find(owner);
+	if (it == slots.shares.end()) return;
+	if (wasRunning) --it->second.running;
+	if (wasLate) --it->second.late;
+	if (wasWaiting) --it->second.waiting;
+	if (it->second.running <= 0 && it->second.late <= 0 && it->second.waiting <= 0) slots.shares.erase(it);
 }
 
 
@@ -143,6 +167,7 @@ void workerLoop(Worker* worker)
 				auto holder = slots.lateBy.find(pending->lateAs);
 				if (holder != slots.lateBy.end() && --holder->second <= 0) slots.lateBy.erase(holder);
 			}
+			releaseShare(slots, pending->owner, true, pending->late, false);
 			// Parked again (or gone) before the caller can see the answer: its next call finds this worker
 			// parked rather than starting another.
 			keep = static_cast<int>(slots.parked.size()) < PolicyCallBound::MAX_CALLS;
@@ -195,47 +220,106 @@ std::chrono::system_clock::time_point timePoint(const Poco::Timestamp& at)
 } // namespace
 
 
+static std::string shareFullText(int late)
+	/// Why a policy whose share holds only late calls is not called.
+{
+	return "its " + std::to_string(late) + " earlier calls have not returned by their deadline and still run (one policy holds at most " +
+		std::to_string(PolicyCallBound::POLICY_SHARE) + " of the " + std::to_string(PolicyCallBound::MAX_CALLS) +
+		" slots at once; other policies keep theirs)";
+}
+
+
 std::exception_ptr PolicyCallBound::run(std::function<void()> call, const PolicyCallLimit& limit,
-	const std::function<std::string()>& description, const std::string& function)
+	const std::function<std::string()>& description, const std::string& function, const void* owner)
 {
 	Poco::Clock waited;
 	Poco::Timestamp now;
 	Poco::Timestamp deadline = limit.deadline;
 	if (deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX)) deadline = now + BOUND_WITHOUT_DEADLINE.totalMicroseconds();
-	// A call that starts at or after the deadline (the passes of Failover Timeout) still gets a moment.
-	if (deadline < now + MIN_WAIT.totalMicroseconds()) deadline = now + MIN_WAIT.totalMicroseconds();
+	// A call that starts at or after the deadline (the passes of Failover Timeout), or with less than MIN_WAIT
+	// left, still gets MIN_WAIT: its messages say that is what was waited, and past which deadline.
+	PolicyCallLimit waitedLimit;
+	const PolicyCallLimit* used = &limit;
+	if (deadline < now + MIN_WAIT.totalMicroseconds())
+	{
+		deadline = now + MIN_WAIT.totalMicroseconds();
+		waitedLimit = limit;
+		waitedLimit.deadlineText = "the least a call is waited for (" + millisecondsText(MIN_WAIT.totalMicroseconds()) + "), past " + limit.deadlineText;
+		used = &waitedLimit;
+	}
+	const PolicyCallLimit& bound = *used;
 
 	auto pending = std::make_shared<PendingCall>();
 	pending->call = std::move(call);
+	pending->owner = owner;
 	CallSlots& slots = callSlots();
 	{
 		// The slot is taken here, at the hand-off: the cap holds whatever the deadlines (hard).
 		std::unique_lock<std::mutex> lock(slots.mutex);
+		// The policy's own share first: a policy whose calls never return is refused before it can take
+		// the slots other policies need (the entry stays while this caller waits: waiting).
+		PolicyShare* share = nullptr;
+		if (owner)
+		{
+			share = &slots.shares[owner];
+			if (share->late >= POLICY_SHARE)
+			{
+				const int late = share->late;
+				releaseShare(slots, owner, false, false, false);
+				lock.unlock();
+				failBound(description() + " was not called: " + shareFullText(late), bound);
+			}
+			++share->waiting;
+		}
+		const auto shareFree = [share]() { return !share || share->running < POLICY_SHARE; };
+		const auto shareLate = [share]() { return share && share->late >= POLICY_SHARE; };
 		if (slots.late >= MAX_CALLS)
 		{
 			const std::string holders = mostLate(slots);
+			releaseShare(slots, owner, false, false, true);
 			lock.unlock();
 			failBound(description() + " was not called: " + std::to_string(MAX_CALLS) + " earlier calls of site policies have not "
-				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", limit);
+				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", bound);
 		}
 		const bool free = slots.freed.wait_until(lock, timePoint(deadline),
-			[&slots]() { return slots.running < MAX_CALLS || slots.late >= MAX_CALLS; });
+			[&]() { return (slots.running < MAX_CALLS && shareFree()) || slots.late >= MAX_CALLS || shareLate(); });
+		if (free && shareLate())
+		{
+			const int late = share->late;
+			releaseShare(slots, owner, false, false, true);
+			lock.unlock();
+			failBound(description() + " was not called: " + shareFullText(late), bound);
+		}
 		if (free && slots.running >= MAX_CALLS)
 		{
 			const std::string holders = mostLate(slots);
+			releaseShare(slots, owner, false, false, true);
 			lock.unlock();
 			failBound(description() + " was not called: " + std::to_string(MAX_CALLS) + " earlier calls of site policies have not "
-				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", limit);
+				"returned by their deadline and still run (at most " + std::to_string(MAX_CALLS) + " run at once; " + holders + ")", bound);
 		}
 		if (!free)
 		{
 			const int running = slots.running;
 			const int late = slots.late;
+			const bool ownShare = !shareFree();
+			const int ownRunning = share ? share->running : 0;
+			const int ownLate = share ? share->late : 0;
 			const std::string holders = late > 0 ? "; " + mostLate(slots) : std::string();
+			releaseShare(slots, owner, false, false, true);
 			lock.unlock();
-			failBound(description() + " was not called within " + millisecondsText(waited.elapsed()) + ", " + limit.deadlineText +
+			if (ownShare)
+				failBound(description() + " was not called within " + millisecondsText(waited.elapsed()) + ", " + bound.deadlineText +
+					": its " + std::to_string(ownRunning) + " earlier calls still run (" + std::to_string(ownLate) + " past their deadline; one "
+					"policy holds at most " + std::to_string(POLICY_SHARE) + " of the " + std::to_string(MAX_CALLS) + " slots at once)", bound);
+			failBound(description() + " was not called within " + millisecondsText(waited.elapsed()) + ", " + bound.deadlineText +
 				": " + std::to_string(running) + " calls of site policies still run (" + std::to_string(late) + " past their deadline; at most " +
-				std::to_string(MAX_CALLS) + " run at once" + holders + ")", limit);
+				std::to_string(MAX_CALLS) + " run at once" + holders + ")", bound);
+		}
+		if (share)
+		{
+			--share->waiting;
+			++share->running;
 		}
 		++slots.running;
 		if (!slots.parked.empty())
@@ -262,6 +346,7 @@ std::exception_ptr PolicyCallBound::run(std::function<void()> call, const Policy
 			catch (const std::system_error&)
 			{
 				--slots.running;
+				releaseShare(slots, owner, true, false, false);
 				slots.freed.notify_all();
 				lock.unlock();
 				// No thread to be had: the call runs here, unbounded, rather than failing for it.
@@ -291,10 +376,12 @@ std::exception_ptr PolicyCallBound::run(std::function<void()> call, const Policy
 			std::lock_guard<std::mutex> slotLock(slots.mutex);
 			++slots.late;
 			++slots.lateBy[text];
+			if (owner) ++slots.shares[owner].late;   // the entry is there: this call still runs
 		}
+		slots.freed.notify_all();   // callers of this policy waiting for its share fail now, not at their deadline
 		lock.unlock();
 		failBound(text + " did not return from " + function + " within " + millisecondsText(waited.elapsed()) + ", " +
-			limit.deadlineText + "; BlueTusk stops waiting for it (the late call runs on, its result dropped)", limit);
+			bound.deadlineText + "; BlueTusk stops waiting for it (the late call runs on, its result dropped)", bound);
 	}
 	// Moved out under the call's lock, so the exception is released on this thread: its reference count lives in
 	// libstdc++, which ThreadSanitizer does not see, and a last release on the worker after this thread read
@@ -307,6 +394,14 @@ int PolicyCallBound::lateCalls()
 {
 	std::lock_guard<std::mutex> lock(callSlots().mutex);
 	return callSlots().late;
+}
+
+
+int PolicyCallBound::lateCallsOf(const void* owner)
+{
+	std::lock_guard<std::mutex> lock(callSlots().mutex);
+	auto it = callSlots().shares.find(owner);
+	return it == callSlots().shares.end() ? 0 : it->second.late;
 }
 
 

@@ -47,6 +47,12 @@ class PolicyCallBound
 	/// returns, so at most MAX_CALLS site policy calls (late or not) run at once in the process.
 	/// A caller finding every slot taken by a late call fails at once; else it waits, within its deadline,
 	/// for a slot. Used for host order plan(), the target-session calls, retry calls and name() at lookup.
+	///
+	/// Each policy object (the owner given) holds at most POLICY_SHARE of the slots at once, late calls
+	/// included: a policy whose calls never return saturates its own share, not the process's, and the
+	/// other policies keep MAX_CALLS - POLICY_SHARE slots. A call of a policy whose POLICY_SHARE calls are
+	/// all late fails at once, naming that policy; one whose share is busy with calls still in time waits
+	/// for it, within its deadline. A call without an owner counts against the process cap only.
 	/// Thread-safe.
 	///
 	/// Failures of the bound itself (late; no slot) are logged once, at error on BlueTusk.Routing, and thrown
@@ -54,27 +60,31 @@ class PolicyCallBound
 	/// handed back to the caller untouched, for it to name.
 {
 public:
-	static const int MAX_CALLS = 16;
+	static constexpr int MAX_CALLS = 16;
+	static constexpr int POLICY_SHARE = 4;   /// slots one policy object may hold at once (late calls included)
 	static const Poco::Timespan BOUND_WITHOUT_DEADLINE;   /// 15 s
 	static const Poco::Timespan MIN_WAIT;                 /// 100 ms
 
 	static std::exception_ptr run(std::function<void()> call, const PolicyCallLimit& limit,
-		const std::function<std::string()>& description, const std::string& function);
+		const std::function<std::string()>& description, const std::string& function, const void* owner = nullptr);
 		/// Runs call (which must own what it uses: it may outlive the caller) within the limit. Returns what
-		/// call threw (null when it returned). Throws BlueTuskPluginException, logged:
+		/// call threw (null when it returned). owner: the policy object called (its share of the slots;
+		/// null: none). Throws BlueTuskPluginException, logged:
 		///     <description> did not return from <function> within N ms, <deadlineText>; ...
+		///     <description> was not called: its 4 earlier calls have not returned by their deadline and
+		///     still run (one policy holds at most 4 of the 16 slots at once; other policies keep theirs)
 		///     <description> was not called: 16 earlier calls of site policies have not returned by their
-		///     deadline and still run (at most 16 run at once; 12 of them <the description of the policy
+		///     deadline and still run (at most 16 run at once; 4 of them <the description of the policy
 		///     holding most late calls>'s)
 		/// description is asked only for a message (it is the policy's "family policy "name" (lib)").
 
 	template <class R>
 	static R call(std::function<R()> function, const PolicyCallLimit& limit, const std::function<std::string()>& description,
-		const std::string& name, std::exception_ptr& thrown)
+		const std::string& name, std::exception_ptr& thrown, const void* owner = nullptr)
 		/// function's result; thrown is set (and a default R returned) when function threw.
 	{
 		auto result = std::make_shared<std::optional<R>>();
-		thrown = run([function, result]() { result->emplace(function()); }, limit, description, name);
+		thrown = run([function, result]() { result->emplace(function()); }, limit, description, name, owner);
 		if (thrown || !*result) return R();
 		return std::move(**result);
 	}
@@ -84,6 +94,9 @@ public:
 
 	static int runningCalls();
 		/// Calls running on workers, late ones included (for tests).
+
+	static int lateCallsOf(const void* owner);
+		/// Late calls of the policy object owner that still run (for tests).
 
 	static int workerThreads();
 		/// Worker threads alive, parked or running a call (for tests).

@@ -38,7 +38,8 @@ Router::Router(const Request& request):
 	_redactor(request.settings->redactor()),
 	_policyDeadline(_settings.checkoutTimeout, _settings.connectTimeout, _redactor),
 	_guardWrites(guardsWrites(*request.target)),
-	_needsRole(request.target->needsRole())
+	_needsRole(request.target->needsRole()),
+	_site(dynamic_cast<const GuardedTargetSessionPolicy*>(request.target.get()))
 {
 }
 
@@ -131,10 +132,14 @@ RoleVerdict Router::verdictFor(ServerRole role, const BlueTuskHostEndpoint& endp
 			if (known.first.first == role && known.first.second == endpoint) return known.second;
 	}
 	// Asked without the lock (a site policy's call is bounded and may throw); a race's two threads asking
-	// the same at once both ask.
-	const RoleVerdict verdict = _request.target->classify(role, endpoint);
+	// the same at once both ask. A site policy's throw makes the candidate not acceptable for this pass
+	// (logged once, kept as the cause should no candidate be acceptable: doc/plugin-calls.md).
+	std::vector<std::string> failures;
+	const RoleVerdict verdict = _site ? _site->classifyEachOrReject({{role, endpoint}}, failures).front()
+		: _request.target->classify(role, endpoint);
 	std::lock_guard<std::mutex> lock(_verdictMutex);
 	_verdicts.emplace_back(std::make_pair(role, endpoint), verdict);
+	_policyFailures.insert(_policyFailures.end(), failures.begin(), failures.end());
 	return verdict;
 }
 
@@ -145,11 +150,12 @@ void Router::askVerdicts(const std::vector<std::pair<ServerRole, BlueTuskHostEnd
 		std::lock_guard<std::mutex> lock(_verdictMutex);
 		_verdicts.clear();
 	}
-	const auto* site = dynamic_cast<const GuardedTargetSessionPolicy*>(_request.target.get());
-	if (!site || asks.size() < 2) return;   // a standard target is cheap to ask; one ask is asked when needed
-	const std::vector<RoleVerdict> verdicts = site->classifyEach(asks);
+	if (!_site || asks.size() < 2) return;   // a standard target is cheap to ask; one ask is asked when needed
+	std::vector<std::string> failures;
+	const std::vector<RoleVerdict> verdicts = _site->classifyEachOrReject(asks, failures);
 	std::lock_guard<std::mutex> lock(_verdictMutex);
 	for (std::size_t i = 0; i < asks.size() && i < verdicts.size(); ++i) _verdicts.emplace_back(asks[i], verdicts[i]);
+	_policyFailures.insert(_policyFailures.end(), failures.begin(), failures.end());
 }
 
 

@@ -29,6 +29,7 @@ namespace BlueTusk {
 namespace Detail {
 
 class FreshnessRule;
+class GuardedTargetSessionPolicy;
 
 
 class Router
@@ -159,6 +160,9 @@ private:
 	Poco::Timespan _connectStagger;   /// of the current plan: interval between a parallel race's TCP connects
 	mutable std::mutex _verdictMutex;
 	mutable std::vector<std::pair<std::pair<ServerRole, BlueTuskHostEndpoint>, RoleVerdict>> _verdicts;   /// this pass's (verdictFor())
+	mutable std::vector<std::string> _policyFailures;   /// a site target's classify() throws, redacted (under
+	                                                   /// _verdictMutex): those candidates were taken as Reject
+	const GuardedTargetSessionPolicy* _site = nullptr;  /// the target when it is a guarded site policy
 	std::vector<std::pair<EndpointPool*, const Session*>> _unusable;
 		/// rejected sessions put back to idle for the promotion watch that the data source's target can
 		/// never use: closed by the destructor if still idle

@@ -8,6 +8,7 @@
 //
 
 #include "Router.h"
+#include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Logger.h"
 #include <algorithm>
@@ -99,6 +100,18 @@ void Router::throwNoAcceptable(const HostAttemptList& log, std::size_t routeStar
 		std::string text = attempt.endpoint.toString() + ": " + attempt.detailedText();
 		if (nested) nested.reset(new BlueTuskException(text, *nested));
 		else nested.reset(new BlueTuskException(text));
+	}
+	// A site target's classify() threw for some candidates (taken as not acceptable) and no other was: the
+	// policy's failure is the cause, the route's exception nested in it (doc/plugin-calls.md).
+	std::string policyFailure;
+	{
+		std::lock_guard<std::mutex> lock(_verdictMutex);
+		if (!_policyFailures.empty()) policyFailure = _policyFailures.front();
+	}
+	if (!policyFailure.empty())
+	{
+		if (nested) throw BlueTuskPluginException(policyFailure, HostAttemptsException(message, *nested, attempts, passes));
+		throw BlueTuskPluginException(policyFailure, HostAttemptsException(message, attempts, passes));
 	}
 	if (nested) throw HostAttemptsException(message, *nested, attempts, passes);
 	throw HostAttemptsException(message, attempts, passes);

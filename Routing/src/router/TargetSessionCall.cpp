@@ -62,7 +62,7 @@ R GuardedTargetSessionPolicy::bounded(std::function<R()> call, const std::string
 	std::exception_ptr thrown;
 	const std::string description = _description;
 	const R result = PolicyCallBound::call<R>(std::move(call), PolicyDeadline::current(), [description]() { return description; },
-		function, thrown);
+		function, thrown, _policy.get());
 	if (thrown) fail(function, thrown);
 	return result;
 }
@@ -127,12 +127,56 @@ std::vector<RoleVerdict> GuardedTargetSessionPolicy::classifyEach(const std::vec
 				answers.push_back(policy->classify(asks[i].first, asks[i].second));
 			}
 			return answers;
-		}, PolicyDeadline::current(), [description]() { return description; }, function, thrown);
+		}, PolicyDeadline::current(), [description]() { return description; }, function, thrown, policy.get());
 	if (thrown)
 	{
 		// The worker has returned (thrown is only set then): failedAt is the ask that threw.
 		const auto& ask = asks[std::min(*failedAt, asks.size() - 1)];
 		fail("classify(" + toString(ask.first) + ", " + ask.second.toString() + ")", thrown);
+	}
+	return verdicts;
+}
+
+
+std::vector<RoleVerdict> GuardedTargetSessionPolicy::classifyEachOrReject(const std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>>& asks,
+	std::vector<std::string>& failures) const
+{
+	if (asks.empty()) return {};
+	std::string function = asks.size() == 1 ? "classify(" + toString(asks[0].first) + ", " + asks[0].second.toString() + ")" : "classify() of ";
+	for (std::size_t i = 0; asks.size() > 1 && i < asks.size(); ++i)
+		function += (i ? ", " : "") + asks[i].second.toString() + " (" + toString(asks[i].first) + ")";
+	// What each ask threw, as text made on the worker (no exception object crosses threads); empty: answered.
+	auto thrownTexts = std::make_shared<std::vector<std::string>>(asks.size());
+	TargetSessionPolicy::Ptr policy = _policy;
+	std::exception_ptr thrown;
+	const std::string description = _description;
+	std::vector<RoleVerdict> verdicts = PolicyCallBound::call<std::vector<RoleVerdict>>([policy, asks, thrownTexts]()
+		{
+			std::vector<RoleVerdict> answers(asks.size(), RoleVerdict::Reject);
+			for (std::size_t i = 0; i < asks.size(); ++i)
+			{
+				try
+				{
+					answers[i] = policy->classify(asks[i].first, asks[i].second);
+				}
+				catch (...)
+				{
+					(*thrownTexts)[i] = describeThrown(std::current_exception());
+				}
+			}
+			return answers;
+		}, PolicyDeadline::current(), [description]() { return description; }, function, thrown, policy.get());
+	if (thrown) fail(function, thrown);   // not the policy's throw (caught above): the call itself failed
+	verdicts.resize(asks.size(), RoleVerdict::Reject);
+	const SecretRedactor redactor = PolicyDeadline::current().redactor;
+	for (std::size_t i = 0; i < asks.size(); ++i)
+	{
+		if ((*thrownTexts)[i].empty()) continue;
+		verdicts[i] = RoleVerdict::Reject;
+		const std::string message = redactor.redact(_description + " failed in classify(" + toString(asks[i].first) + ", " +
+			asks[i].second.toString() + "): " + (*thrownTexts)[i]);
+		targetCallLogger().error(message + "; " + asks[i].second.toString() + " is taken as not acceptable for this pass");
+		failures.push_back(message);
 	}
 	return verdicts;
 }

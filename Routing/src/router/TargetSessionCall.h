@@ -58,6 +58,13 @@ public:
 		/// a throw names the ask that threw ("classify(standby, b:5432)"), a late call every ask
 		/// ("classify() of a:5432 (primary), b:5432 (standby)").
 
+	std::vector<RoleVerdict> classifyEachOrReject(const std::vector<std::pair<ServerRole, BlueTuskHostEndpoint>>& asks,
+		std::vector<std::string>& failures) const;
+		/// classifyEach(), but an ask whose classify() throws does not fail the others: it is answered
+		/// Reject (not acceptable for this pass), its failure logged once at error on BlueTusk.Routing
+		/// (redacted, naming the family, the policy and the library, as classify()'s) and its message appended
+		/// to failures. One ask is asked the same way. A late or refused call throws as classifyEach().
+
 	const TargetSessionPolicy& policy() const;
 		/// The guarded policy.
 

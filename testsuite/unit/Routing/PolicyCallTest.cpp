@@ -22,7 +22,9 @@
 #include <atomic>
 #include <dlfcn.h>
 #include <stdexcept>
+#include <memory>
 #include <thread>
+#include <vector>
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
@@ -143,6 +145,7 @@ class PolicyCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testThrowingRetryPolicyIsPluginException);
 	CPPUNIT_TEST(testHostOrderSeesQueryTimes);
 	CPPUNIT_TEST(testLateCallCapIsHard);
+	CPPUNIT_TEST(testOnePolicyHoldsItsShare);
 	CPPUNIT_TEST(testThrowingNameIsPluginException);
 	CPPUNIT_TEST(testSlowRetryPolicyCutOffAtDeadline);
 	CPPUNIT_TEST_SUITE_END();
@@ -289,14 +292,16 @@ public:
 
 	void testLateCallCapIsHard()
 	{
-		// 24 checkouts at once whose plan() sleeps 2.5 s, Checkout Timeout=1: at most 16 plan() calls ever
-		// run at once (a slot is taken when a call starts), the other 8 are never called and fail when the
-		// 16 are late or at their own deadline, saying so; every checkout fails, no session is opened, none is busy. Before, the cap was
-		// counted at the deadline: all 24 started.
+		// 24 checkouts at once whose plan() sleeps 2.5 s, Checkout Timeout=1, spread over six data sources with
+		// a routing context each (six "sleepy" objects, four checkouts each: each within its share of 4): at
+		// most 16 plan() calls ever run at once (a slot is taken when a call starts), the other 8 are never
+		// called and fail when the 16 are late or at their own deadline, saying so; every checkout fails, no
+		// session is opened, none is busy. Before, the cap was counted at the deadline: all 24 started.
 		LogCapture capture;
 		// Late calls of earlier tests still hold their slots until they return.
 		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
-		Fixture f("sleepy", "Checkout Timeout=1");
+		std::vector<std::unique_ptr<Fixture>> fixtures;
+		for (int i = 0; i < 6; ++i) fixtures.push_back(std::make_unique<Fixture>("sleepy", "Checkout Timeout=1"));
 		int running = 0;
 		control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
 		sleepNext(24, 2500);
@@ -304,6 +309,7 @@ public:
 		std::vector<std::thread> threads;
 		for (int i = 0; i < 24; ++i)
 		{
+			Fixture& f = *fixtures[i % 6];
 			threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
 		}
 		for (std::thread& thread: threads) thread.join();
@@ -315,21 +321,55 @@ public:
 			if (message.find("did not return from plan() within ") != std::string::npos) ++late;
 			else if (message.find(") was not called") != std::string::npos) ++notCalled;   // within its deadline, or all 16 late
 			else CPPUNIT_FAIL(message);
-			// A call refused for the slots names the policy holding most of them (here all 16).
+			// A call refused for the slots names the policy holding most of them (here all 16: one description).
 			if (message.find("was not called: 16 earlier calls") != std::string::npos)
 				CPPUNIT_ASSERT_MESSAGE(message, message.find("16 of them host order policy \"sleepy\" (" + LIBRARY + ")'s)") != std::string::npos);
 		}
 		CPPUNIT_ASSERT_EQUAL(16, most);
 		CPPUNIT_ASSERT_EQUAL(16, late);
 		CPPUNIT_ASSERT_EQUAL(8, notCalled);
-		CPPUNIT_ASSERT_EQUAL(0, f.world->opened.load());
-		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		for (const auto& f: fixtures)
+		{
+			CPPUNIT_ASSERT_EQUAL(0, f->world->opened.load());
+			CPPUNIT_ASSERT_EQUAL(0, f->stats("a").busy);
+		}
 		// The late calls end within their 2.5 s: then plan() is called again.
 		sleepNext(0, 0);
 		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 5000));
 		CPPUNIT_ASSERT_EQUAL(0, Detail::PolicyCallBound::lateCalls());
-		f.dataSource->open().close();
+		fixtures[0]->dataSource->open().close();
+		CPPUNIT_ASSERT_EQUAL(0, fixtures[0]->stats("a").busy);
+	}
+
+	void testOnePolicyHoldsItsShare()
+	{
+		// The same 24 checkouts on ONE data source (one "sleepy" object): it holds at most 4 slots; its
+		// other 20 calls are refused, naming it, when its 4 are late or at their own deadline.
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
+		Fixture f("sleepy", "Checkout Timeout=1");
+		int running = 0;
+		control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
+		sleepNext(24, 2500);
+		std::vector<std::string> messages(24);
+		std::vector<std::thread> threads;
+		for (int i = 0; i < 24; ++i)
+			threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
+		for (std::thread& thread: threads) thread.join();
+		const std::string policy = "host order policy \"sleepy\" (" + LIBRARY + ")";
+		int late = 0;
+		int notCalled = 0;
+		for (const std::string& message: messages)
+		{
+			if (message.find(policy + " did not return from plan() within ") == 0) ++late;
+			else if (message.find(policy + " was not called") == 0) ++notCalled;
+			else CPPUNIT_FAIL(message);
+		}
+		CPPUNIT_ASSERT_EQUAL(Detail::PolicyCallBound::POLICY_SHARE, control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running));
+		CPPUNIT_ASSERT_EQUAL(Detail::PolicyCallBound::POLICY_SHARE, late);
+		CPPUNIT_ASSERT_EQUAL(24 - Detail::PolicyCallBound::POLICY_SHARE, notCalled);
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		sleepNext(0, 0);
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 5000));
 	}
 
 	void testThrowingNameIsPluginException()

@@ -71,9 +71,50 @@ class PolicyWorkerTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testThrowingNameAtOpenIsPluginException);
 	CPPUNIT_TEST(testSlowNameAtOpenBoundByCheckout);
 	CPPUNIT_TEST(testSlowClassifyAtCreationNamesCreationDeadline);
+	CPPUNIT_TEST(testDeadlineTextNamesTheBoundUsed);
+	CPPUNIT_TEST(testShortDeadlineSaysWhatIsWaited);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
+	void testDeadlineTextNamesTheBoundUsed()
+	{
+		// The bound of a checkout's policy calls and its text: Checkout Timeout, else Timeout, else 15 s. Before,
+		// a plan() with Checkout Timeout=0 said "Checkout Timeout 0 ms" while Timeout (or 15 s) bounded it.
+		const SecretRedactor redactor;
+		const Poco::Timestamp before;
+		Detail::PolicyCallLimit limit = Detail::PolicyDeadline::forCheckout(Poco::Timespan(), Poco::Timespan(), redactor);
+		CPPUNIT_ASSERT_EQUAL(std::string("the bound of a checkout with Checkout Timeout=0 and Timeout=0 (15 s)"), limit.deadlineText);
+		CPPUNIT_ASSERT(limit.deadline >= before + Detail::PolicyCallBound::BOUND_WITHOUT_DEADLINE.totalMicroseconds());
+		CPPUNIT_ASSERT(limit.deadline <= Poco::Timestamp() + Detail::PolicyCallBound::BOUND_WITHOUT_DEADLINE.totalMicroseconds());
+		limit = Detail::PolicyDeadline::forCheckout(Poco::Timespan(), Poco::Timespan(2, 0), redactor);
+		CPPUNIT_ASSERT_EQUAL(std::string("the checkout's deadline (Checkout Timeout=0: Timeout 2000 ms)"), limit.deadlineText);
+		limit = Detail::PolicyDeadline::forCheckout(Poco::Timespan(1, 0), Poco::Timespan(2, 0), redactor);
+		CPPUNIT_ASSERT_EQUAL(std::string("the checkout's deadline (Checkout Timeout 1000 ms)"), limit.deadlineText);
+	}
+
+	void testShortDeadlineSaysWhatIsWaited()
+	{
+		// A deadline 20 ms away: the call is still waited for 100 ms (MIN_WAIT), and the message says that
+		// is what was waited, past which deadline. Before, it named only the 20 ms.
+		waitForNoRunningCall();
+		std::exception_ptr thrown;
+		Detail::PolicyCallLimit limit;
+		limit.deadline = Poco::Timestamp() + 20000;
+		limit.deadlineText = "the checkout's deadline (Checkout Timeout 20 ms)";
+		const auto description = []() { return std::string("test policy \"short\""); };
+		Poco::Clock started;
+		const std::string message = pluginFailure([&]()
+		{
+			Detail::PolicyCallBound::call<int>([]() { std::this_thread::sleep_for(std::chrono::milliseconds(600)); return 1; },
+				limit, description, "slow()", thrown);
+		});
+		CPPUNIT_ASSERT(started.elapsed() >= 95000);   // MIN_WAIT, not the 20 ms
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("test policy \"short\" did not return from slow() within ") == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the least a call is waited for (100 ms), past the checkout's deadline "
+			"(Checkout Timeout 20 ms); BlueTusk stops waiting for it") != std::string::npos);
+		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 5000));
+	}
+
 	void testCallsReuseParkedWorkers()
 	{
 		// 300 bounded calls one after the other start at most one worker (none when one is parked): before,

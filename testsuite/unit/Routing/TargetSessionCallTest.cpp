@@ -61,30 +61,34 @@ class TargetSessionCallTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testDirectOpenThrowingClassify);
 	CPPUNIT_TEST(testThrowingNeedsRole);
 	CPPUNIT_TEST(testSlowClassifyCutOffAtCheckoutDeadline);
+	CPPUNIT_TEST(testOneThrowingAnswerLeavesTheOthers);
+	CPPUNIT_TEST(testThrowingAnswerOnlyCandidateIsTheCause);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
 	void testPooledCheckoutThrowingClassify()
 	{
-		// First checkout: the session is opened and probed, classify() throws while the router holds it: it
-		// goes back to its pool. Second: the role is known, classify() throws while ordering: nothing held.
+		// First checkout: a's session is opened and probed, classify() throws while the router holds it: it
+		// goes back to its pool and a is not acceptable for the pass; so is b, then (its classify() throws
+		// too): the checkout fails with the first failure. Second: the roles are known, classify() throws
+		// for both while ordering: nothing held, nothing opened.
 		LogCapture capture;
 		FakeDataSource f;
 		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath()), f.context);
 		const std::string message = expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN);
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("classify-throwing"); }));
-		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opened.load());
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("classify-throwing"); }));
-		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opened.load());
 		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
 		const PoolStatistics stats = f.dataSource->getPoolStatistics();
 		CPPUNIT_ASSERT_EQUAL(0, stats.busy);
-		CPPUNIT_ASSERT_EQUAL(1, stats.idle);   // the healthy session stayed pooled
+		CPPUNIT_ASSERT_EQUAL(2, stats.idle);   // the healthy sessions stayed pooled
 		// The data source goes on with a standard target on the same session.
 		BlueTuskConnection lease = f.dataSource->open("primary");
 		CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
 		lease.close();
-		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opened.load());
 		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
 	}
@@ -131,7 +135,7 @@ public:
 				pluginFailure([&f]() { f.dataSource->open(); }));
 		}
 		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
-		CPPUNIT_ASSERT_EQUAL(1, f.world->opened.load());
+		CPPUNIT_ASSERT_EQUAL(2, f.world->opened.load());   // a and b, each taken as not acceptable
 	}
 
 	void testParallelRaceThrowingClassify()
@@ -181,6 +185,54 @@ public:
 		const std::string created = pluginFailure([&]() { BlueTuskDataSource::create(own, f.context); });
 		CPPUNIT_ASSERT_MESSAGE(created, created.find(message) != std::string::npos);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive() - f.dataSource->getPoolStatistics().total);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testOneThrowingAnswerLeavesTheOthers()
+	{
+		// classify() throws for b only, b written first: b is not acceptable for the pass (logged once per
+		// pass, naming the policy and its library), a is, and the checkout succeeds there. First checkout: b
+		// opened, probed and asked alone; second: b and a asked in one batch. Before, b's throw failed both.
+		LogCapture capture;
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b,a", "Plugin Path=" + pluginPath()), f.context);
+		const std::string failure = expected("classify-throwing-on-b", "classify(primary, b:5432)", "std::exception: classify broke on purpose for b");
+		for (int i = 0; i < 2; ++i)
+		{
+			BlueTuskConnection lease = f.dataSource->open("classify-throwing-on-b");
+			CPPUNIT_ASSERT_EQUAL(std::string("a"), lease.connectedEndpoint().host());
+			lease.close();
+			CPPUNIT_ASSERT_EQUAL(i + 1, linesContaining(capture, "BlueTusk.Routing: " + failure + "; b:5432 is taken as not acceptable for this pass"));
+		}
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.stats("b").busy);
+		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
+	}
+
+	void testThrowingAnswerOnlyCandidateIsTheCause()
+	{
+		// No other candidate: the checkout fails with the policy's failure (a BlueTuskPluginException), the
+		// route's exception (no acceptable host) nested in it; the session goes back to its pool.
+		FakeDataSource f;
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b", "Plugin Path=" + pluginPath()), f.context);
+		const std::string failure = expected("classify-throwing-on-b", "classify(primary, b:5432)", "std::exception: classify broke on purpose for b");
+		std::string message;
+		std::string nested;
+		try
+		{
+			f.dataSource->open("classify-throwing-on-b");
+			CPPUNIT_FAIL("the checkout succeeded");
+		}
+		catch (BlueTuskPluginException& exc)
+		{
+			message = exc.message();
+			nested = exc.nested() ? exc.nested()->message() : std::string();
+		}
+		CPPUNIT_ASSERT_EQUAL(failure, message);
+		CPPUNIT_ASSERT_MESSAGE(nested, nested.find("no acceptable host for target classify-throwing-on-b") == 0);
+		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
+		CPPUNIT_ASSERT_EQUAL(1, f.dataSource->getPoolStatistics().idle);
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
 	}
 
