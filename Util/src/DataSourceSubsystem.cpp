@@ -8,6 +8,7 @@
 #include "BlueTusk/BlueTuskException.h"
 #include "BlueTusk/EvictionPolicy.h"
 #include "BlueTusk/PluginRegistry.h"
+#include "BlueTusk/PolicyCallScope.h"
 #include "BlueTusk/RetryPolicy.h"
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "Poco/AutoPtr.h"
@@ -182,6 +183,7 @@ void DataSourceSubsystem::uninitialize()
 
 void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 {
+	const std::vector<std::string> before = names();   // a re-open: these are closed now
 	close();
 	std::map<std::string, BlueTuskDataSource::Ptr> created;
 	try
@@ -199,6 +201,22 @@ void DataSourceSubsystem::open(const Poco::Util::AbstractConfiguration& config)
 		{
 			created[name] = createDataSource(config, name, plugins);
 		}
+	}
+	catch (Poco::Exception& exc)
+	{
+		for (auto& entry: created) entry.second->drain();
+		// A failed re-open leaves no data source until open() succeeds: said at error, with what to do (a
+		// plugin library replaced on disk, e.g. by a rename-deploy, cannot be loaded again by this process:
+		// doc/plugin-loading.md, "Replacing a plugin library").
+		if (!before.empty())
+		{
+			std::string closed;
+			for (const std::string& name: before) closed += (closed.empty() ? "" : ", ") + name;
+			subsystemLogger().error("re-open failed: no data source is open now (closed for the re-open: %s): %s%s", closed, exc.displayText(),
+				exc.displayText().find("changed on disk") != std::string::npos ?
+				std::string("; a plugin library replaced while loaded is loaded again only by a new process: restart it") : std::string());
+		}
+		throw;
 	}
 	catch (...)
 	{
@@ -332,9 +350,13 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 				}
 				subsystemLogger().information("%s: %s policy %s configured with %s", prefix, family, redactor.redact(policy), policyPrefix + ".*");
 			};
-			configure("host order", settings.hostOrder, hostOrder.get(), [&] { hostOrder->configure(*view); });
-			configure("target session", target->name(), target.get(), [&] { target->configure(*view); });
-			configure("eviction", settings.evictionPolicy, eviction.get(), [&] { eviction->configure(*view); });
+			// A guarded site policy's failure inside configure() is logged and thrown with this data source's
+			// own redactor (its password), as at the data source's creation, not the default one.
+			const auto scoped = [&](const std::function<void()>& call) { return [&redactor, &settings, call]() {
+				PolicyCallScope::run(redactor, settings.connectTimeout, call); }; };
+			configure("host order", settings.hostOrder, hostOrder.get(), scoped([&] { hostOrder->configure(*view); }));
+			configure("target session", target->name(), target.get(), scoped([&] { target->configure(*view); }));
+			configure("eviction", settings.evictionPolicy, eviction.get(), scoped([&] { eviction->configure(*view); }));
 			for (const std::string& retry: connector.policyNames(PolicyFamily::Retry))
 			{
 				RetryPolicy::Ptr policy;
@@ -347,7 +369,7 @@ BlueTuskDataSource::Ptr DataSourceSubsystem::createDataSource(const Poco::Util::
 					// Every retry policy loaded is configured, used or not: its failure names the data source.
 					throw BlueTuskPluginException(redactor.redact(policyPrefix + ".*: " + exc.message()));
 				}
-				configure("retry", retry, policy.get(), [&] { policy->configure(*view); });
+				configure("retry", retry, policy.get(), scoped([&] { policy->configure(*view); }));
 			}
 		}
 

@@ -11,6 +11,7 @@
 #include "BlueTusk/Util/DataSourceSubsystem.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "FakeRoutingContext.h"
+#include "SubsystemTestSupport.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/File.h"
 #include "Poco/FileStream.h"
@@ -23,56 +24,6 @@
 
 using namespace BlueTusk;
 using namespace BlueTusk::Test;
-
-namespace {
-
-const std::string SECRET = "s3cret-subsystem-pw";
-const std::string HOSTS = "Host=127.0.0.1,127.0.0.2,127.0.0.3;Port=5432;Username=app;Password=" + SECRET;
-
-struct Fixture: FakeRoutingContext
-{
-	Poco::AutoPtr<Poco::Util::MapConfiguration> config = new Poco::Util::MapConfiguration;
-
-	void set(const std::string& key, const std::string& value)
-	{
-		config->setString(key, value);
-	}
-};
-
-
-template <class Exc>
-std::string messageOf(DataSourceSubsystem& subsystem, const Poco::Util::AbstractConfiguration& config)
-	/// Opens subsystem with config, expecting Exc; returns its message.
-{
-	try
-	{
-		subsystem.open(config);
-	}
-	catch (Exc& exc)
-	{
-		return exc.message();
-	}
-	catch (Poco::Exception& exc)
-	{
-		CPPUNIT_FAIL("wrong exception " + std::string(exc.name()) + ": " + exc.displayText());
-	}
-	CPPUNIT_FAIL("open() did not throw");
-	return "";
-}
-
-
-bool startsWith(const std::string& text, const std::string& prefix)
-{
-	return text.compare(0, prefix.size(), prefix) == 0;
-}
-
-
-bool contains(const std::string& text, const std::string& part)
-{
-	return text.find(part) != std::string::npos;
-}
-
-} // namespace
 
 
 class DataSourceSubsystemTest: public CppUnit::TestFixture
