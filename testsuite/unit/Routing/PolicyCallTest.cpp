@@ -87,6 +87,25 @@ struct Fixture: FakeDataSource
 };
 
 
+std::vector<std::string> sleepyCheckoutsAtOnce(const std::vector<Fixture*>& fixtures, int count)
+	/// count checkouts at once, spread over fixtures, whose plan() ("sleepy") sleeps 2.5 s: the message of
+	/// each one's BlueTuskPluginException (the plugin's most-at-once count is reset first).
+{
+	int running = 0;
+	control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
+	sleepNext(count, 2500);
+	std::vector<std::string> messages(count);
+	std::vector<std::thread> threads;
+	for (int i = 0; i < count; ++i)
+	{
+		Fixture& f = *fixtures[i % fixtures.size()];
+		threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
+	}
+	for (std::thread& thread: threads) thread.join();
+	return messages;
+}
+
+
 class ThrowingRetryPolicy: public RetryPolicy
 	/// A retry policy whose retry() throws a std::exception.
 {
@@ -301,18 +320,14 @@ public:
 		// Late calls of earlier tests still hold their slots until they return.
 		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
 		std::vector<std::unique_ptr<Fixture>> fixtures;
-		for (int i = 0; i < 6; ++i) fixtures.push_back(std::make_unique<Fixture>("sleepy", "Checkout Timeout=1"));
-		int running = 0;
-		control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
-		sleepNext(24, 2500);
-		std::vector<std::string> messages(24);
-		std::vector<std::thread> threads;
-		for (int i = 0; i < 24; ++i)
+		std::vector<Fixture*> spread;
+		for (int i = 0; i < 6; ++i)
 		{
-			Fixture& f = *fixtures[i % 6];
-			threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
+			fixtures.push_back(std::make_unique<Fixture>("sleepy", "Checkout Timeout=1"));
+			spread.push_back(fixtures.back().get());
 		}
-		for (std::thread& thread: threads) thread.join();
+		const std::vector<std::string> messages = sleepyCheckoutsAtOnce(spread, 24);
+		int running = 0;
 		const int most = control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);
 		int late = 0;
 		int notCalled = 0;
@@ -347,14 +362,8 @@ public:
 		// other 20 calls are refused, naming it, when its 4 are late or at their own deadline.
 		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
 		Fixture f("sleepy", "Checkout Timeout=1");
+		const std::vector<std::string> messages = sleepyCheckoutsAtOnce({&f}, 24);
 		int running = 0;
-		control<int (*)(int*)>("bluetuskTestMostSleepyAtOnce")(&running);   // reset
-		sleepNext(24, 2500);
-		std::vector<std::string> messages(24);
-		std::vector<std::thread> threads;
-		for (int i = 0; i < 24; ++i)
-			threads.emplace_back([&f, &messages, i]() { messages[i] = pluginFailure([&f]() { f.dataSource->open(); }); });
-		for (std::thread& thread: threads) thread.join();
 		const std::string policy = "host order policy \"sleepy\" (" + LIBRARY + ")";
 		int late = 0;
 		int notCalled = 0;
