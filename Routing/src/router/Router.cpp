@@ -216,6 +216,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			slot.down = candidate.state == HostCandidate::DOWN;
 			slot.failedNow = std::find(state.failedWhileWaiting.begin(), state.failedWhileWaiting.end(), slot.pool) != state.failedWhileWaiting.end();
 			slot.declined = slot.failedNow || std::find(state.declined.begin(), state.declined.end(), slot.pool) != state.declined.end();
+			slot.settled = state.isSettled(slot.pool);
 			if (!needsRole) slot.expect = Expect::Accept;
 			else if (candidate.role == ServerRole::Unknown) slot.expect = Expect::Unknown;
 			else if (_guardWrites && _request.hostStates->isDeposed(candidate.endpoint, _endpoints))
@@ -297,7 +298,7 @@ void Router::takeIdle(std::vector<Slot*>& slots, PassState& state)
 	for (Slot* slot: slots)
 	{
 		if (state.winner) return;
-		if (slot->expect == Expect::Fallback && state.retained) continue;
+		if (slot->settled || (slot->expect == Expect::Fallback && state.retained)) continue;
 		bool poolDone = false;
 		while (!poolDone && !state.winner)
 		{
@@ -358,7 +359,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 	std::vector<Slot*> todo;
 	for (Slot* slot: slots)
 	{
-		if (slot->rejectedNow || slot->failedNow) continue;
+		if (slot->rejectedNow || slot->failedNow || slot->settled) continue;
 		if (slot->expect == Expect::Fallback && state.retained) continue;
 		todo.push_back(slot);
 	}
@@ -470,6 +471,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 			attempt.outcome = HostAttempt::REJECTED;
 			attempt.detail = _redactor.redact(guard.detail);
 			state.decline(slot);
+			state.settle(slot);
 			pool->release(std::move(entry), true);
 			slot.pool->closeIdle();
 			if (PoolObserver* observer = _request.pools->observer()) observer->splitBrainRefused(slot.endpoint);
@@ -511,6 +513,7 @@ void Router::onSession(Slot& slot, PoolEntryPtr entry, ServerRole role, bool reu
 	case RoleVerdict::Reject:
 		attempt.outcome = HostAttempt::REJECTED;
 		attempt.detail = reason + ", target " + target.name();
+		state.settle(slot);
 		releaseRejected(std::move(entry), role);
 		break;
 	}
@@ -539,6 +542,7 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 	case AttemptFailure::UNAVAILABLE:
 		attempt.outcome = HostAttempt::FAILED;
 		_request.hostStates->markDown(slot.endpoint, failure.detail);
+		state.settle(slot);
 		break;
 	case AttemptFailure::CAPACITY:
 		// 53300: full, not down. The pool backs off (EndpointPool::openReserved); a pooled checkout waits
@@ -548,6 +552,7 @@ void Router::onFailure(Slot& slot, const Poco::Exception& exc, double ms, bool c
 		break;
 	case AttemptFailure::SERVER_ERROR:
 		attempt.outcome = HostAttempt::FAILED;
+		state.settle(slot);
 		break;
 	case AttemptFailure::CANCELLED:
 		attempt.outcome = HostAttempt::LOST_RACE;

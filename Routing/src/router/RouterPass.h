@@ -59,6 +59,8 @@ struct Router::Slot
 	                               /// rule, made it a fallback or a reject): no longer a preferred endpoint
 	bool failedNow = false;        /// an open of it failed while this checkout waited for it: not tried
 	                               /// again in this pass, and no longer a preferred endpoint
+	bool settled = false;          /// it rejected this pass's target or failed in this pass: neither tried
+	                               /// again nor waited for until the next pass (PassState::settled)
 };
 
 
@@ -81,6 +83,10 @@ struct Router::PassState
 	std::vector<EndpointPool*> declined;
 		/// endpoints a session of which was not accepted in this pass (Slot::declined), kept when the pass
 		/// plans anew after a wait
+	std::vector<EndpointPool*> settled;
+		/// endpoints that answered this pass with a role its target rejects, or failed to open (not for
+		/// capacity): the pass does not open, probe or wait for them again, so a pass that re-plans after a
+		/// wait ends when nothing acceptable is left instead of logging in again until Checkout Timeout
 	std::unique_ptr<Poco::Exception> authFailure;
 	std::string authEndpoint;
 	bool raced = false;            /// attempts ran at once (parallel): others may have been contacted
@@ -135,6 +141,18 @@ struct Router::PassState
 	{
 		slot.declined = true;
 		if (std::find(declined.begin(), declined.end(), slot.pool) == declined.end()) declined.push_back(slot.pool);
+	}
+
+	void settle(Slot& slot)
+		/// slot rejected the target or failed: not tried again, nor waited for, in this pass.
+	{
+		slot.settled = true;
+		if (std::find(settled.begin(), settled.end(), slot.pool) == settled.end()) settled.push_back(slot.pool);
+	}
+
+	bool isSettled(const EndpointPool* pool) const
+	{
+		return std::find(settled.begin(), settled.end(), pool) != settled.end();
 	}
 
 	void addShortage(Slot& slot, PoolShortage shortage)

@@ -21,6 +21,8 @@ bool Router::waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::T
 {
 	// doc/pooling.md, checkout step 3: no immediate capacity anywhere acceptable: wait on all of them at once.
 	std::vector<EndpointPool*> waitOn = !state.saturated.empty() ? state.saturated : state.saturatedLate;
+	// An endpoint settled in this pass (rejected or failed) is not waited for: its answer is in.
+	waitOn.erase(std::remove_if(waitOn.begin(), waitOn.end(), [&state](EndpointPool* pool) { return state.isSettled(pool); }), waitOn.end());
 	if (!_request.pooled || waitOn.empty()) return true;   // nothing to wait for: result stays null
 	if (state.preferredTimeout) state.preferredTimeout->rethrow();   // Checkout Timeout is spent: no second wait
 

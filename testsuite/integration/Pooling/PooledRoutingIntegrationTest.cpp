@@ -4,11 +4,13 @@
 // BlueTuskDataSource against the local cluster (node1 primary, node2 and node3 standbys): pooled
 // prefer-standby and read-write checkouts land on the right nodes; a standby promoted while sessions sit
 // idle is found by a primary checkout, which never returns a session on a standby; draining the primary
-// endpoint during a load loop fails no checkout of the other targets.
+// endpoint during a load loop fails no checkout of the other targets; with no standby left, concurrent
+// standby checkouts fail at once with the host list's answer, each logging in to the primary at most once.
 //
 
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/BlueTuskException.h"
+#include "BlueTusk/HostAttemptsException.h"
 #include "BlueTusk/RoutingContext.h"
 #include "TestEnvironment.h"
 #include "Poco/Clock.h"
@@ -68,6 +70,7 @@ class PooledRoutingIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testIdleSessionResetWithinSeconds);
 	CPPUNIT_TEST(testDrainPrimaryDuringLoad);
 	CPPUNIT_TEST(testPromotionWhileIdle);
+	CPPUNIT_TEST(testNoStandbyLeftUnderConcurrency);
 	CPPUNIT_TEST(testCachedStatementAcrossLeases);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -126,6 +129,67 @@ public:
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 2).lastKnownRole));
 		CPPUNIT_ASSERT_EQUAL(toString(ServerRole::Standby), toString(stats(dataSource, 3).lastKnownRole));
 	}
+
+	void testNoStandbyLeftUnderConcurrency()
+	{
+		// The primary and a refused address, target standby, 8 threads x 2 checkouts: each checkout's pass
+		// tries each endpoint once and ends with BlueTuskNoAcceptableHostException. Before, a pass that
+		// waited for the primary's opens in flight (other checkouts probing it) opened it again after each
+		// wait until Checkout Timeout: ~900 logins in 30 s, and pool timeouts blaming Maximum Pool Size.
+		RoutingContext connector;
+		const std::string hosts = node(1) + ":" + std::to_string(cluster().port) + "," + node(3) + ":1";
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(hosts,
+			"Target Session Attributes=standby;Timeout=5;Checkout Timeout=20"), connector);
+		const int threads = 8;
+		const int perThread = 2;
+		std::atomic<int> noAcceptable(0);
+		std::atomic<int> succeeded(0);
+		std::mutex mutex;
+		std::vector<std::string> others;
+		std::vector<int> primaryAttempts;
+		std::vector<std::thread> workers;
+		for (int t = 0; t < threads; ++t)
+		{
+			workers.emplace_back([&]()
+			{
+				for (int i = 0; i < perThread; ++i)
+				{
+					try
+					{
+						BlueTuskConnection lease = dataSource->open();
+						++succeeded;
+					}
+					catch (HostAttemptsException& exc)
+					{
+						++noAcceptable;
+						int onPrimary = 0;
+						for (const HostAttempt& attempt: exc.attempts())
+						{
+							if (attempt.endpoint.host() == node(1)) ++onPrimary;
+						}
+						std::lock_guard<std::mutex> lock(mutex);
+						primaryAttempts.push_back(onPrimary);
+					}
+					catch (Poco::Exception& exc)
+					{
+						std::lock_guard<std::mutex> lock(mutex);
+						others.push_back(exc.className() + std::string(": ") + exc.displayText());
+					}
+				}
+			});
+		}
+		for (std::thread& worker: workers) worker.join();
+		CPPUNIT_ASSERT_MESSAGE(others.empty() ? std::string() : others.front(), others.empty());
+		CPPUNIT_ASSERT_EQUAL(0, succeeded.load());
+		CPPUNIT_ASSERT_EQUAL(threads * perThread, noAcceptable.load());
+		for (int onPrimary: primaryAttempts) CPPUNIT_ASSERT_EQUAL(1, onPrimary);
+		const PoolStatistics primary = stats(dataSource, 1);
+		CPPUNIT_ASSERT(primary.created <= static_cast<Poco::UInt64>(threads * perThread));
+		CPPUNIT_ASSERT_EQUAL(Poco::UInt64(0), primary.checkoutTimeouts);
+		CPPUNIT_ASSERT_EQUAL(0, primary.busy);
+		CPPUNIT_ASSERT_EQUAL(0, primary.pending);
+	}
+
 
 	void testCachedStatementAcrossLeases()
 	{
