@@ -208,8 +208,8 @@ bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 void MessageReader::awaitSpate(Poco::Net::StreamSocket& socket)
 {
 	// Without the wait, a client that parses faster than the server sends sleeps and is woken once per
-	// 8 KiB flush of the server (about 2,900 wake-ups per 1,000,000 streamed rows of row 11a, libpq about
-	// 200 because it parses slower): each wake-up costs both processes CPU and the server a context switch
+	// 8 KiB flush of the server (1,000-3,000 wake-ups per 1,000,000 streamed rows of row 11a, libpq a few
+	// hundred because it parses slower): each wake-up costs both processes CPU and the server a context switch
 	// on two cores. Waiting for 64 KiB costs a read at most SPATE_WAIT_US, so only a spate older than
 	// SPATE_AFTER_US (20 times the wait) waits; a short result is never delayed.
 	if (Poco::Clock().raw() - _spateSince < SPATE_AFTER_US) return;

@@ -92,7 +92,7 @@ public:
 		/// One read from socket (up to 16 KiB; 128 KiB during a spate) appended to the buffer; false on
 		/// EOF. Throws the socket's Poco exceptions (Poco::TimeoutException after its receive timeout).
 		///
-		/// Spates (doc/performance.md, "11a: one wake-up per server flush"): once the reads of a plain
+		/// Spates (doc/performance.md, "11a-11c: where the bulk paths wait"): once the reads of a plain
 		/// socket have returned at least SPATE_READ bytes each for SPATE_AFTER_US, the server is sending
 		/// faster than it flushes one buffer at a time, and a read that would block first waits in ppoll()
 		/// with SO_RCVLOWAT at SPATE_LOW_WATER for at most SPATE_WAIT_US, so the thread wakes once per

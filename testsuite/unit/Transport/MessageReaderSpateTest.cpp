@@ -1,7 +1,7 @@
 //
 // MessageReaderSpateTest.cpp
 //
-// MessageReader's spates (doc/performance.md, "11a: one wake-up per server flush"): once reads have been
+// MessageReader's spates (doc/performance.md, "11a-11c: where the bulk paths wait"): once reads have been
 // at least 8 KiB for MessageReader::SPATE_AFTER_US, a read that would block waits for 64 KiB (SO_RCVLOWAT)
 // at most SPATE_WAIT_US. Over a loopback TCP pair, a peer thread playing the server: every byte arrives,
 // in order, also when the peer pauses longer than the wait, and the socket's low water mark is back at
