@@ -7,6 +7,8 @@
 #include "MessageReader.h"
 #include "BlueTusk/BlueTuskException.h"
 #include "Poco/Clock.h"
+#include <sys/socket.h>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -150,6 +152,7 @@ bool MessageReader::next(View& view)
 	view.type = _buffer[_position];
 	view.body = _buffer.data() + _position + 5;
 	view.length = _ready - 5;
+	if (view.type == 'Z') _spateSince = 0;   // the cycle is over: the next answer starts without a wait
 	_position += _ready;
 	_ready = 0;
 	// Not reset to the start here (the view points into the buffer): room() does it before the next read.
@@ -186,12 +189,38 @@ std::size_t MessageReader::buffered() const
 
 bool MessageReader::fill(Poco::Net::StreamSocket& socket)
 {
-	const int chunk = 16384;
+	int chunk = 16384;
 	if (socket.secure()) awaitTlsReadable(socket);
+	else if (_spateSince != 0)
+	{
+		awaitSpate(socket);
+		chunk = 2 * SPATE_LOW_WATER;   // all that gathered in one read
+	}
 	int n = socket.receiveBytes(room(chunk), chunk);
 	if (n <= 0) return false;
 	_end += static_cast<std::size_t>(n);
+	if (static_cast<std::size_t>(n) < SPATE_READ) _spateSince = 0;
+	else if (_spateSince == 0) _spateSince = Poco::Clock().raw();
 	return true;
+}
+
+
+void MessageReader::awaitSpate(Poco::Net::StreamSocket& socket)
+{
+	// Without the wait, a client that parses faster than the server sends sleeps and is woken once per
+	// 8 KiB flush of the server (1,000-3,000 wake-ups per 1,000,000 streamed rows of row 11a, libpq a few
+	// hundred because it parses slower): each wake-up costs both processes CPU and the server a context switch
+	// on two cores. Waiting for 64 KiB costs a read at most SPATE_WAIT_US, so only a spate older than
+	// SPATE_AFTER_US (20 times the wait) waits; a short result is never delayed.
+	if (Poco::Clock().raw() - _spateSince < SPATE_AFTER_US) return;
+	const int fd = socket.impl()->sockfd();
+	int lowWater = SPATE_LOW_WATER;
+	if (::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowWater, sizeof(lowWater)) != 0) return;
+	pollfd descriptor{fd, POLLIN, 0};
+	const timespec wait{0, SPATE_WAIT_US * 1000};
+	::ppoll(&descriptor, 1, &wait, nullptr);   // readable, timed out or interrupted: the read below decides
+	lowWater = 1;   // the read itself must not wait for the low water mark (the end of a result is shorter)
+	::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowWater, sizeof(lowWater));
 }
 
 
@@ -236,6 +265,7 @@ void MessageReader::clear()
 	_end = 0;
 	_position = 0;
 	_ready = 0;
+	_spateSince = 0;
 }
 
 } // namespace BlueTusk

@@ -89,8 +89,26 @@ public:
 		/// once the body has grown to the largest message seen). Same exceptions.
 
 	bool receiveSome(Poco::Net::StreamSocket& socket);
-		/// One read from socket (up to 16 KiB) appended to the buffer; false on EOF. Throws the socket's
-		/// Poco exceptions (Poco::TimeoutException after its receive timeout).
+		/// One read from socket (up to 16 KiB; 128 KiB during a spate) appended to the buffer; false on
+		/// EOF. Throws the socket's Poco exceptions (Poco::TimeoutException after its receive timeout).
+		///
+		/// Spates (doc/performance.md, "11a-11c: where the bulk paths wait"): once the reads of a plain
+		/// socket have returned at least SPATE_READ bytes each for SPATE_AFTER_US, the server is sending
+		/// faster than it flushes one buffer at a time, and a read that would block first waits in ppoll()
+		/// with SO_RCVLOWAT at SPATE_LOW_WATER for at most SPATE_WAIT_US, so the thread wakes once per
+		/// 64 KiB instead of once per 8 KiB flush of the server. The wait adds at most SPATE_WAIT_US to a
+		/// read (at most 5 % of the spate's time so far, and to the receive timeout); a read of fewer bytes
+		/// or a ReadyForQuery ends the spate. TLS sockets read as before.
+
+	static constexpr std::size_t SPATE_READ = 8192;
+		/// A read of at least this many bytes continues a spate: PostgreSQL's send buffer
+		/// (PQ_SEND_BUFFER_SIZE), which it flushes whole while a result is longer than it.
+	static constexpr long SPATE_AFTER_US = 10000;
+		/// How long the reads must have been spate-sized before a read waits for SPATE_LOW_WATER.
+	static constexpr int SPATE_LOW_WATER = 65536;
+		/// Bytes the socket must hold before a waiting read of a spate is woken (SO_RCVLOWAT).
+	static constexpr long SPATE_WAIT_US = 500;
+		/// The longest such a wait lasts before the read takes what is there (or blocks as usual).
 
 	char receiveByte(Poco::Net::StreamSocket& socket);
 		/// One raw byte (the answer to SSLRequest). Same exceptions as receive(). Throws
@@ -110,6 +128,9 @@ private:
 		/// complete() for a message not measured yet: validates its length, sets _ready when it is whole.
 
 	std::size_t _ready = 0;      /// bytes of the complete message at _position once complete() saw it, else 0
+	Poco::Int64 _spateSince = 0; /// monotonic microseconds of the first read of the current spate, 0 if none
+	void awaitSpate(Poco::Net::StreamSocket& socket);
+		/// The spate's wait before a read (receiveSome()); nothing when the spate is young or the socket TLS.
 	std::size_t _maxLength;
 	std::size_t _maxShortLength;
 };
