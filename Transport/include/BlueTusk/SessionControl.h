@@ -108,10 +108,13 @@ public:
 		/// sent in front of the next command, in the same write, and its answer is read before that
 		/// command's (Npgsql's lazy reset). Returns false when the session cannot defer (not idle, broken,
 		/// or an implementation without pipelining: the default), and the caller then uses reset().
-		/// Should that DISCARD ALL fail (e.g. under the previous user's statement_timeout), the server
-		/// still runs the command, on the unreset session state: its result is withheld, the session is
-		/// closed (logged; isBroken() true) and the command throws BlueTuskSessionBrokenException, as for a
-		/// connection lost after sending (the command's effects, if any, are on the server). Until the
+		/// ProtocolSession sends DISCARD ALL as Parse/Bind/Execute with no Sync of its own, so reset and
+		/// command are one protocol cycle; should it fail (e.g. under the previous user's
+		/// statement_timeout), the server skips the command up to its Sync: the command did not run, the
+		/// session is closed (logged; isBroken() true) and the command throws
+		/// BlueTuskSessionBrokenException. The statement-keeping reset (several statements) is its own
+		/// Query in front: when it fails the server still runs the command on the unreset state, whose
+		/// result is then withheld in the same way (its effects, if any, are on the server). Until the
 		/// next command the server keeps the session state (temporary tables, prepared statements,
 		/// session-level advisory locks) while the session is idle in its pool; closing it drops them too.
 

@@ -319,6 +319,7 @@ void ProtocolSession::sendFailed(const Poco::Exception& exc)
 {
 	_writer.clear();
 	_discardInFlight = false;
+	_resetPipelined = false;
 	markBroken();
 	closeSocket();
 	if (_deadline) throw;
@@ -414,43 +415,7 @@ void ProtocolSession::runCycle(std::vector<QueryResult>& results, const std::vec
 		readCycle(results, columns);
 		return;
 	}
-
-	// The deferred DISCARD ALL went first (deferReset()): its answer, then the command's. Should the reset
-	// have failed (e.g. the previous user's statement_timeout), the server still ran the command, on the
-	// previous user's session state (search_path, role, settings): its result must not reach the caller as
-	// if all were well. The command's answer is read (the protocol stays in step), then the session is
-	// closed and the caller gets BlueTuskSessionBrokenException.
-	_discardInFlight = false;
-	std::string resetError;
-	try
-	{
-		readCycle();
-	}
-	catch (BlueTuskServerException& exc)
-	{
-		if (_broken) throw;
-		resetError = exc.displayText();
-	}
-	if (resetError.empty())
-	{
-		_notifications.clear();   // what came before the reset's answer is of the last lease's channels
-		readCycle(results, columns);
-		return;
-	}
-	try
-	{
-		readCycle(results, columns);
-	}
-	catch (BlueTuskServerException&)
-	{
-		if (_broken) throw;
-	}
-	transportLogger().error("the deferred DISCARD ALL on %s failed (%s); the session is closed", where(), resetError);
-	markBroken();
-	closeSocket();
-	throw BlueTuskSessionBrokenException("the reset of the session to " + where() + " (DISCARD ALL, deferred from its return to "
-		"the pool) failed: " + resetError + "; the command ran on the unreset session, so its result is withheld and the "
-		"session is closed", AddressAttempt::CLOSED);
+	readAfterDeferredReset(results, columns);   // DeferredReset.cpp
 }
 
 

@@ -120,16 +120,6 @@ std::vector<QueryResult> ProtocolSession::executeReadOnly(const std::string& sql
 }
 
 
-bool ProtocolSession::writePendingReset()
-{
-	if (!_discardPending) return false;
-	_writer.query(resetSql());
-	_discardPending = false;
-	_discardInFlight = true;
-	return true;
-}
-
-
 void ProtocolSession::close()
 {
 	if (_closed) return;
@@ -332,6 +322,7 @@ void ProtocolSession::abandonWrite()
 	if (_discardInFlight)
 	{
 		_discardInFlight = false;
+		_resetPipelined = false;
 		_discardPending = true;
 	}
 	_pendingCloses.insert(_pendingCloses.end(), _closesInFlight.begin(), _closesInFlight.end());

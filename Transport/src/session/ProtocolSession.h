@@ -293,7 +293,15 @@ private:
 		/// (handleReady()). A BlueTuskProtocolException, the handler's too, breaks the session; the handler's
 		/// other exceptions pass through unchanged.
 	bool writePendingReset();
-		/// Puts the deferred DISCARD ALL into the writer, in front of the command about to be written.
+		/// Puts the deferred reset into the writer, in front of the command about to be written (DeferredReset.cpp):
+		/// DISCARD ALL as Parse/Bind/Execute with no Sync of its own (pipelined: one cycle with the command),
+		/// the statement-keeping reset as its own Query. Returns false when none was pending.
+	void readAfterDeferredReset(std::vector<QueryResult>& results, const std::vector<ColumnDescription>* columns);
+		/// runCycle()'s read when a deferred reset went in front: the reset's answer, then the command's.
+		/// A failed reset closes the session and throws BlueTuskSessionBrokenException.
+	std::string readPipelinedResetAnswer();
+		/// Reads the pipelined DISCARD ALL's ParseComplete, BindComplete and CommandComplete (returns "") or
+		/// its ErrorResponse (returns its text); the asynchronous messages between are handled as usual.
 	std::vector<QueryResult> executeReadOnly(const std::string& sql);
 		/// executeSimple() for BlueTusk's own probes, which change no session state: ranSinceReset() stays
 		/// as it was (false when a pending reset went in front).
@@ -451,6 +459,7 @@ private:
 	Poco::Clock _commandExpiry;         /// when it runs out (then: when the cancel's grace runs out)
 	bool _discardPending = false;   /// deferReset(): DISCARD ALL goes in front of the next command
 	bool _discardInFlight = false;  /// the writer holds that DISCARD ALL: its answer comes first
+	bool _resetPipelined = false;   /// ... as Parse/Bind/Execute without a Sync (writePendingReset())
 	bool _ranSinceReset = false;    /// a command ran since the startup or the last reset (ranSinceReset())
 	Poco::Clock _readyAt;           /// when the last ReadyForQuery arrived (roleConfirmedWithin())
 	AddressAttemptList _attempts;

@@ -65,6 +65,8 @@ class ResetGuaranteeIntegrationTest: public CppUnit::TestFixture
 	CPPUNIT_TEST(testNextLeaseSeesANewSession);
 	CPPUNIT_TEST(testNextLeaseSeesANewSessionKeepingStatements);
 	CPPUNIT_TEST(testEmptyLeaseLeavesNothingPending);
+	CPPUNIT_TEST(testDeferredResetBeforeASimpleQuery);
+	CPPUNIT_TEST(testDeferredResetBeforeAnExtendedQuery);
 	CPPUNIT_TEST(testUnreadFetchEndsOnReturn);
 	CPPUNIT_TEST(testUnreadFetchEndsOnReturnWithoutReset);
 	CPPUNIT_TEST(testNotificationsAndNoticeHandlerStayWithTheirLease);
@@ -100,6 +102,16 @@ public:
 			CPPUNIT_ASSERT(lease.session().control().isResetPending());
 			CPPUNIT_ASSERT_EQUAL(pid, scalar(lease, "SELECT pg_backend_pid()"));
 		}
+	}
+
+	void testDeferredResetBeforeASimpleQuery()
+	{
+		deferredThenFirstCommand(false);
+	}
+
+	void testDeferredResetBeforeAnExtendedQuery()
+	{
+		deferredThenFirstCommand(true);
 	}
 
 	void testUnreadFetchEndsOnReturn()
@@ -148,6 +160,59 @@ public:
 	}
 
 private:
+	void deferredThenFirstCommand(bool extended)
+	{
+		// A lease returned with no transaction open: its reset is deferred and goes out, pipelined
+		// (Parse/Bind/Execute of DISCARD ALL with no Sync of its own), in front of the next lease's first
+		// command. That very command already sees none of the last lease's state: settings, a temporary
+		// table, a prepared statement (SQL PREPARE), LISTEN, a session-level advisory lock, a cursor WITH
+		// HOLD, SET ROLE.
+		RoutingContext connector;
+		auto dataSource = BlueTuskDataSource::create(cluster().connectionString(cluster().hosts.at(0), "Maximum Pool Size=1;Timeout=10"), connector);
+		std::string pid, workMem;
+		{
+			BlueTuskConnection lease = dataSource->open();
+			pid = scalar(lease, "SELECT pg_backend_pid()");
+			workMem = scalar(lease, "SHOW work_mem");
+			lease.executeSimple("SET work_mem = '7MB'");
+			lease.executeSimple("CREATE TEMP TABLE reset_check (x int)");
+			lease.executeSimple("PREPARE reset_check_plan AS SELECT 1");
+			lease.executeSimple("LISTEN reset_check_channel");
+			lease.executeSimple("SELECT pg_advisory_lock(515152)");
+			lease.executeSimple("BEGIN; DECLARE reset_cursor CURSOR WITH HOLD FOR SELECT 1; COMMIT");
+			lease.executeSimple("SET ROLE pg_monitor");
+			CPPUNIT_ASSERT(lease.session().transactionStatus() == TransactionStatus::Idle);
+		}
+		BlueTuskConnection lease = dataSource->open();
+		CPPUNIT_ASSERT(lease.session().control().isResetPending());   // deferred: nothing sent on return
+		const std::string probe = "SELECT pg_backend_pid()::text, current_setting('work_mem'), "
+			"(to_regclass('pg_temp.reset_check') IS NULL)::text, (SELECT count(*) FROM pg_prepared_statements)::text, "
+			"(SELECT count(*) FROM pg_listening_channels())::text, "
+			"(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid())::text, "
+			"(SELECT count(*) FROM pg_cursors WHERE name = 'reset_cursor')::text, (current_user = session_user)::text";
+		std::vector<std::string> values;
+		if (extended)
+		{
+			const QueryResult result = lease.session().execute(probe + " WHERE $1::int = 1", {FieldValue(std::string("1"))});
+			for (std::size_t i = 0; i < 8; ++i) values.push_back(result.rows.at(0).at(i).value());
+		}
+		else
+		{
+			const QueryResult result = lease.executeSimple(probe).front();
+			for (std::size_t i = 0; i < 8; ++i) values.push_back(result.rows.at(0).at(i).value());
+		}
+		CPPUNIT_ASSERT(!lease.session().control().isResetPending());
+		CPPUNIT_ASSERT_EQUAL(pid, values[0]);   // the same server session
+		CPPUNIT_ASSERT_EQUAL(workMem, values[1]);
+		CPPUNIT_ASSERT_EQUAL(std::string("true"), values[2]);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), values[3]);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), values[4]);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), values[5]);
+		CPPUNIT_ASSERT_EQUAL(std::string("0"), values[6]);
+		CPPUNIT_ASSERT_EQUAL(std::string("true"), values[7]);
+		CPPUNIT_ASSERT(lease.session().transactionStatus() == TransactionStatus::Idle);
+	}
+
 	void fetchThenReturn(const std::string& extra)
 	{
 		// A lease that began a fetch and did not read it to the end, once with the portal still open and

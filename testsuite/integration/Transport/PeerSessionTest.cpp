@@ -346,8 +346,10 @@ public:
 	void testDeferredResetPipelined()
 	{
 		// The deferred DISCARD ALL costs no round trip when the session is returned and travels with the
-		// next command; when it fails, the command's result is withheld and the session closed. A session
-		// that ran nothing since it started (or since its last reset) has nothing to reset.
+		// next command, as Parse/Bind/Execute without a Sync of its own: one cycle, one ReadyForQuery. When
+		// it fails, the server skips the command up to its Sync, so the command never runs on the unreset
+		// session, and the session is closed. A session that ran nothing since it started (or since its
+		// last reset) has nothing to reset.
 		FakeBackend backend(BackendScript::primary());
 		ProtocolSession::Ptr session = open(settingsFor(backend.hostAndPort()));
 		CPPUNIT_ASSERT(session->deferReset());
@@ -362,27 +364,41 @@ public:
 		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), queries[before]);
 		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), queries[before + 1]);
 		CPPUNIT_ASSERT(!session->isBroken());
+		CPPUNIT_ASSERT(!session->isResetPending());
+		// The same in front of an extended-protocol command (its own Sync ends the one cycle).
+		CPPUNIT_ASSERT(session->deferReset());
+		CPPUNIT_ASSERT_EQUAL(std::string("1"), *session->execute("SELECT 1", {}).rows[0][0]);
+		queries = backend.queries();
+		CPPUNIT_ASSERT_EQUAL(std::size_t(before + 4), queries.size());
+		CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), queries[before + 2]);
+		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), queries[before + 3]);
+		CPPUNIT_ASSERT(!session->isBroken());
 
-		FakeBackend failing(BackendScript::primary().answer("DISCARD ALL", QueryAnswer::error("XX000", "discard failed on purpose")));
-		ProtocolSession::Ptr unreset = open(settingsFor(failing.hostAndPort()));
-		unreset->executeSimple("SELECT 'dirty'");
-		CPPUNIT_ASSERT(unreset->deferReset());
-		CPPUNIT_ASSERT(unreset->isResetPending());
-		try
+		const std::vector<std::string> commands{"SELECT 1", "EXTENDED"};
+		for (const std::string& command: commands)
 		{
-			unreset->executeSimple("SELECT 1");   // ran on the unreset session: its result is withheld
-			CPPUNIT_FAIL("expected BlueTuskSessionBrokenException");
+			FakeBackend failing(BackendScript::primary().answer("DISCARD ALL", QueryAnswer::error("XX000", "discard failed on purpose")));
+			ProtocolSession::Ptr unreset = open(settingsFor(failing.hostAndPort()));
+			unreset->executeSimple("SELECT 'dirty'");
+			CPPUNIT_ASSERT(unreset->deferReset());
+			CPPUNIT_ASSERT(unreset->isResetPending());
+			try
+			{
+				if (command == "EXTENDED") unreset->execute("SELECT 1", {});
+				else unreset->executeSimple(command);
+				CPPUNIT_FAIL("expected BlueTuskSessionBrokenException");
+			}
+			catch (BlueTuskSessionBrokenException& exc)
+			{
+				CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("(DISCARD ALL, deferred from its return to the pool) failed") != std::string::npos);
+				CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("discard failed on purpose") != std::string::npos);
+				CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("the command did not run") != std::string::npos);
+			}
+			CPPUNIT_ASSERT(unreset->isBroken());   // never reused unreset
+			CPPUNIT_ASSERT(failing.waitForActiveConnections(0, Poco::Timespan(2, 0)));
+			CPPUNIT_ASSERT_EQUAL(std::string("DISCARD ALL"), failing.queries().back());   // the server skipped the command
+			CPPUNIT_ASSERT_THROW(unreset->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);
 		}
-		catch (BlueTuskSessionBrokenException& exc)
-		{
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("(DISCARD ALL, deferred from its return to the pool) failed") != std::string::npos);
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("discard failed on purpose") != std::string::npos);
-			CPPUNIT_ASSERT_MESSAGE(exc.message(), exc.message().find("result is withheld") != std::string::npos);
-		}
-		CPPUNIT_ASSERT_EQUAL(std::string("SELECT 1"), failing.queries().back());   // the server did run it
-		CPPUNIT_ASSERT(unreset->isBroken());   // never reused unreset
-		CPPUNIT_ASSERT(failing.waitForActiveConnections(0, Poco::Timespan(2, 0)));
-		CPPUNIT_ASSERT_THROW(unreset->executeSimple("SELECT 1"), BlueTuskSessionBrokenException);
 	}
 
 	void testBrokenSession()
