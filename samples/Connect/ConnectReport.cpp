@@ -222,7 +222,8 @@ void ConnectReport::policies(RoutingContext& connector)
 {
 	std::lock_guard<std::mutex> lock(_mutex);
 	const std::pair<PolicyFamily, const char*> families[] = {
-		{PolicyFamily::HostOrder, "host_order"}, {PolicyFamily::TargetSession, "target_session"}, {PolicyFamily::Eviction, "eviction"}};
+		{PolicyFamily::HostOrder, "host_order"}, {PolicyFamily::TargetSession, "target_session"}, {PolicyFamily::Eviction, "eviction"},
+		{PolicyFamily::Retry, "retry"}, {PolicyFamily::Topology, "topology"}};
 	if (_json)
 	{
 		Poco::JSON::Object::Ptr event = newObject();

@@ -101,20 +101,13 @@ public:
 			return;
 		}
 		BlueTuskDataSource::Ptr dataSource;
-		TargetSessionAttributes target;
 		try
 		{
 			dataSource = _context.subsystem.dataSource(form.get("dataSource", _context.defaultDataSource));
-			target = form.has("target") ? parseTargetSessionAttributes(form.get("target"), "target") : dataSource->settings().targetSessionAttributes;
 		}
 		catch (Poco::NotFoundException& exc)
 		{
 			sendError(response, HTTPResponse::HTTP_NOT_FOUND, "Poco::NotFoundException", exc.message());
-			return;
-		}
-		catch (BlueTuskException& exc)
-		{
-			sendError(response, HTTPResponse::HTTP_BAD_REQUEST, ErrorReport::typeName(exc), exc.message());
 			return;
 		}
 		Poco::Stopwatch watch;
@@ -122,7 +115,17 @@ public:
 		BlueTuskConnection connection;
 		try
 		{
-			connection = dataSource->open(target);
+			// Without target= (or an empty one) the data source's own target, a site target-session policy included (its
+			// settings' targetSessionAttributes reads "any" then); target= takes a standard name or the
+			// name of a loaded site policy (BlueTuskDataSource::open(const std::string&)).
+			const std::string target = form.get("target", "");
+			connection = target.empty() ? dataSource->open() : dataSource->open(target);
+		}
+		catch (BlueTuskConnectionStringException& exc)
+		{
+			// A target that is neither a standard name nor a loaded policy's: the caller's mistake.
+			sendError(response, HTTPResponse::HTTP_BAD_REQUEST, ErrorReport::typeName(exc), exc.message());
+			return;
 		}
 		catch (Poco::Exception& exc)
 		{

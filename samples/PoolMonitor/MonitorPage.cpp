@@ -5,7 +5,9 @@
 //
 
 #include "MonitorPage.h"
+#include "BlueTusk/RoutingContext.h"
 #include "Poco/JSON/Object.h"
+#include <algorithm>
 #include <sstream>
 
 namespace BlueTusk {
@@ -183,8 +185,13 @@ std::string renderMonitorPage(const MonitorContext& context)
 	}
 	out << "<h2>Run a query</h2>\n<form id=query action=\"/query\" method=get>"
 		"<input name=sql size=60 value=\"SELECT inet_server_addr(), pg_is_in_recovery()\"> target "
-		"<select name=target>";
-	for (const auto& target: targetSessionAttributesNames()) out << "<option>" << htmlEscape(target) << "</option>";
+		"<select name=target><option value=\"\">the data source's own</option>";
+	// The standard names, then the loaded site target-session policies (routingContext().policyNames()
+	// lists both, sorted).
+	std::vector<std::string> targets = targetSessionAttributesNames();
+	for (const auto& name: context.subsystem.routingContext().policyNames(PolicyFamily::TargetSession))
+		if (std::find(targets.begin(), targets.end(), name) == targets.end()) targets.push_back(name);
+	for (const auto& target: targets) out << "<option>" << htmlEscape(target) << "</option>";
 	out << "</select> data source <select name=dataSource>";
 	for (const auto& name: context.subsystem.names())
 	{

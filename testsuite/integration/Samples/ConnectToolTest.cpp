@@ -353,10 +353,28 @@ public:
 		CPPUNIT_ASSERT((names(event->getArray("target_session")) == std::set<std::string>{"any", "primary", "standby",
 			"prefer-primary", "prefer-standby", "read-write", "read-only"}));
 		CPPUNIT_ASSERT((names(event->getArray("eviction")) == std::set<std::string>{"standard"}));
+		CPPUNIT_ASSERT_MESSAGE(r.out, (names(event->getArray("retry")) == std::set<std::string>{"default", "no-retry", "read-only"}));
+		CPPUNIT_ASSERT_MESSAGE(r.out, (names(event->getArray("topology")) == std::set<std::string>{"patroni", "pg_auto_failover"}));
 
 		ProgramResult plugged = runProgram(connectProgram(), {"--plugin", preferredHostsPlugin(), "--list-policies"});
 		CPPUNIT_ASSERT_EQUAL_MESSAGE(plugged.describe(), 0, plugged.status);
 		CPPUNIT_ASSERT_MESSAGE(plugged.out, contains(plugged.out, "host order:     parallel, preferred-hosts, random, sequential"));
+
+		// Every family is listed, a loaded retry and topology plugin included (text and JSON).
+		const std::string testPlugins = std::string(BLUETUSK_TEST_PLUGIN_DIR);
+		const std::vector<std::string> retryAndTopology{"--plugin", testPlugins + "/libBlueTuskTestMisbehavingRetry.so",
+			"--plugin", testPlugins + "/libBlueTuskTestScriptedTopology.so", "--list-policies"};
+		ProgramResult text = runProgram(connectProgram(), retryAndTopology);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(text.describe(), 0, text.status);
+		CPPUNIT_ASSERT_MESSAGE(text.out, contains(text.out, "\nretry:          default, name-throwing-retry, no-retry, read-only\n"));
+		CPPUNIT_ASSERT_MESSAGE(text.out, contains(text.out, "\ntopology:       patroni, pg_auto_failover, scripted\n"));
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(text.out, std::size_t(5), text.lines().size());
+		std::vector<std::string> jsonArgs{"--json"};
+		jsonArgs.insert(jsonArgs.end(), retryAndTopology.begin(), retryAndTopology.end());
+		ProgramResult json = runProgram(connectProgram(), jsonArgs);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(json.describe(), 0, json.status);
+		CPPUNIT_ASSERT_MESSAGE(json.out, (names(json.json(0)->getArray("retry")) == std::set<std::string>{"default", "name-throwing-retry", "no-retry", "read-only"}));
+		CPPUNIT_ASSERT_MESSAGE(json.out, (names(json.json(0)->getArray("topology")) == std::set<std::string>{"patroni", "pg_auto_failover", "scripted"}));
 
 		// An explicit path: the message says what is wrong with that file, not where else it could have looked.
 		ProgramResult missing = runProgram(connectProgram(), {"--json", "--plugin", "/nonexistent/libNothing.so", "--list-policies"});

@@ -61,6 +61,7 @@ class PoolMonitorTest: public CppUnit::TestFixture
 	CPPUNIT_TEST_SUITE(PoolMonitorTest);
 	CPPUNIT_TEST(testStatsQueryAndPage);
 	CPPUNIT_TEST(testHttpErrors);
+	CPPUNIT_TEST(testSiteTargetSession);
 	CPPUNIT_TEST(testBadConfigurationNamesProperty);
 	CPPUNIT_TEST(testShippedExampleParses);
 	CPPUNIT_TEST_SUITE_END();
@@ -180,6 +181,46 @@ public:
 
 		CPPUNIT_ASSERT_EQUAL(404, httpGet(url, "stats?dataSource=orders").status);
 		CPPUNIT_ASSERT_EQUAL(404, httpGet(url, "nothing-here").status);
+		CPPUNIT_ASSERT_EQUAL(0, monitor.stop());
+	}
+
+	void testSiteTargetSession()
+	{
+		// A data source whose target is a site policy (samples/SitePolicies "zone-standby": the standby of
+		// zone c is node3; never a primary): /query without target= uses it (before: "any", the primary),
+		// target=zone-standby names it, a standard name still works, and the page offers the site name.
+		const std::string zones = "127.0.0.1=a, 127.0.0.2=b, 127.0.0.3=c";
+		Poco::TemporaryFile file;
+		BackgroundProgram monitor(monitorProgram(), {"--config=" + writeProperties(file, monitorProperties(
+			"bluetusk.plugins = " + builtFile("samples/plugins/libBlueTuskZoneStandbyPlugin.so") + "\n"
+			"bluetusk.dataSources.zoned.connectionString = " + clusterHosts("127.0.0.1,127.0.0.2,127.0.0.3") + "\n"
+			"bluetusk.dataSources.zoned.minimumPoolSize = 1\n"
+			"bluetusk.dataSources.zoned.targetSessionAttributes = zone-standby\n"
+			"bluetusk.dataSources.zoned.policy.zone = c\n"
+			"bluetusk.dataSources.zoned.policy.zones = " + zones + "\n"
+			"bluetusk.dataSources.zoned.policy.primaryFallback = false\n")), "--port=0"});
+		const std::string url = baseUrl(monitor);
+		for (const std::string query: {"query?sql=SELECT+pg_is_in_recovery()&dataSource=zoned",
+			"query?sql=SELECT+pg_is_in_recovery()&dataSource=zoned&target=",
+			"query?sql=SELECT+pg_is_in_recovery()&dataSource=zoned&target=zone-standby",
+			"query?sql=SELECT+pg_is_in_recovery()&dataSource=zoned&target=Zone-Standby"})
+		{
+			HttpAnswer answer = httpGet(url, query);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(query + ": " + answer.body, 200, answer.status);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(query + ": " + answer.body, endpointOf(3), answer.json()->getValue<std::string>("endpoint"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(query, std::string("standby"), answer.json()->getValue<std::string>("role"));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(query, std::string("t"), answer.json()->getArray("rows")->getArray(0)->getElement<std::string>(0));
+		}
+		HttpAnswer primary = httpGet(url, "query?sql=SELECT+1&dataSource=zoned&target=primary");
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(primary.body, 200, primary.status);
+		CPPUNIT_ASSERT_EQUAL(endpointOf(1), primary.json()->getValue<std::string>("endpoint"));
+		// An unknown name is still the caller's mistake, naming what is loaded.
+		HttpAnswer unknown = httpGet(url, "query?sql=SELECT+1&dataSource=zoned&target=zone-standbyy");
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(unknown.body, 400, unknown.status);
+		CPPUNIT_ASSERT_EQUAL(std::string("BlueTuskConnectionStringException"), unknown.json()->getValue<std::string>("type"));
+		CPPUNIT_ASSERT_MESSAGE(unknown.body, contains(unknown.json()->getValue<std::string>("message"), "zone-standby)"));
+		HttpAnswer page = httpGet(url, "");
+		CPPUNIT_ASSERT_MESSAGE(page.body, contains(page.body, "<option>read-only</option><option>zone-standby</option></select>"));
 		CPPUNIT_ASSERT_EQUAL(0, monitor.stop());
 	}
 
