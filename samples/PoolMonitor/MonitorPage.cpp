@@ -134,7 +134,17 @@ document.getElementById('query').addEventListener('submit', async (event) => {
 const asked = new URLSearchParams(location.search);
 if (asked.has('sql')) {
   const form = document.getElementById('query');
-  for (const [key, value] of asked) if (form.elements[key]) form.elements[key].value = value;
+  for (const [key, value] of asked) {
+    const field = form.elements[key];
+    if (!field) continue;
+    if (field.tagName === 'SELECT') {
+      // Names are matched in any letter case, like /query; one the list lacks is sent as given, so that
+      // /query answers it (400 for an unknown target) instead of the form taking its first option.
+      let option = [...field.options].find((o) => o.value.toLowerCase() === value.toLowerCase());
+      if (!option) field.add(option = new Option(value, value));
+      field.value = option.value;
+    } else field.value = value;
+  }
   form.requestSubmit();
 }
 refresh();

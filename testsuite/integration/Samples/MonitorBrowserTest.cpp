@@ -94,6 +94,16 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(html, html.find("<th>greeting</th><th>answer</th><th>server</th>") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(html, html.find("<tr class=\"row\"><td>hello</td><td>42</td><td>127.0.0.1</td></tr>") != std::string::npos);
 
+		// The target from the URL in another letter case is the option of that name (the data source's own
+		// target is prefer-standby: the form's first option would have sent the query to a standby), and a
+		// name the form does not list goes to /query as given, which refuses it.
+		ProgramResult upper = runProgram(CHROMIUM, chromiumArgs({"--dump-dom", url + "?sql=SELECT+1&target=PRIMARY"}));
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(upper.describe(), 0, upper.status);
+		CPPUNIT_ASSERT_MESSAGE(upper.out, upper.out.find("from " + endpointOf(1) + " (primary)") != std::string::npos);
+		ProgramResult unknown = runProgram(CHROMIUM, chromiumArgs({"--dump-dom", url + "?sql=SELECT+1&target=bogus"}));
+		CPPUNIT_ASSERT_EQUAL_MESSAGE(unknown.describe(), 0, unknown.status);
+		CPPUNIT_ASSERT_MESSAGE(unknown.out, unknown.out.find("<div id=\"result\" data-status=\"400\">") != std::string::npos);
+
 		// Without a reload: the script fetched /stats again and again (one second apart in page time).
 		std::smatch updates;
 		CPPUNIT_ASSERT_MESSAGE(html, std::regex_search(html, updates, std::regex("id=\"updated\" data-count=\"([0-9]+)\"")));
