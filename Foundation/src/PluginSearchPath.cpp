@@ -136,8 +136,17 @@ std::string findPluginLibrary(const std::vector<std::string>& searchPath, const 
 		}
 		else if (isDirectory(entry))
 		{
-			const std::string candidate = Poco::Path(Poco::Path::forDirectory(entry), fileName).toString();
-			if (isFile(candidate)) return candidate;
+			// "X" is libX.so; the file's own names "libX" and "libX.so" are taken too (a new user's reading).
+			std::vector<std::string> names = {fileName};
+			const std::string suffix = Poco::SharedLibrary::suffix();
+			const bool hasSuffix = baseName.size() > suffix.size() && baseName.compare(baseName.size() - suffix.size(), suffix.size(), suffix) == 0;
+			if (hasSuffix) names.push_back(baseName);
+			else if (baseName.compare(0, 3, "lib") == 0) names.push_back(baseName + suffix);
+			for (const std::string& name: names)
+			{
+				const std::string candidate = Poco::Path(Poco::Path::forDirectory(entry), name).toString();
+				if (isFile(candidate)) return candidate;
+			}
 		}
 	}
 	return std::string();

@@ -133,7 +133,8 @@ BlueTusk_Foundation_API std::string pluginLibraryFileName(const std::string& bas
 
 BlueTusk_Foundation_API std::string findPluginLibrary(const std::vector<std::string>& searchPath, const std::string& baseName);
 	/// The first match along searchPath for the library baseName ("BlueTuskHostOrderPlugin"): for a
-	/// directory entry, <dir>/lib<baseName>.so if that file exists; an entry that is itself a file is
+	/// directory entry, <dir>/lib<baseName>.so if that file exists, else the file's own name when baseName
+	/// is one ("libX" is <dir>/libX.so, "libX.so" is <dir>/libX.so); an entry that is itself a file is
 	/// used as it is when its file name is lib<baseName>.so, <baseName>.so or <baseName>. Returns ""
 	/// when nothing matches. Never throws for unreadable entries (they are skipped).
 

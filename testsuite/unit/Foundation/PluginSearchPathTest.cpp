@@ -86,6 +86,10 @@ public:
 		CPPUNIT_ASSERT_EQUAL(_dir + "/first/libBlueTuskEvictionPlugin.so", findPluginLibrary(path, EVICTION_PLUGIN_LIBRARY));
 		CPPUNIT_ASSERT_EQUAL(_dir + "/missing, " + _dir + "/first, " + _dir + "/second", describePluginSearchPath(path));
 		CPPUNIT_ASSERT_EQUAL(std::string("(empty)"), describePluginSearchPath({}));
+		// The file's own name, with or without the suffix, finds it too; a name that is neither is not guessed.
+		CPPUNIT_ASSERT_EQUAL(_dir + "/first/libBlueTuskEvictionPlugin.so", findPluginLibrary(path, "libBlueTuskEvictionPlugin"));
+		CPPUNIT_ASSERT_EQUAL(_dir + "/first/libBlueTuskEvictionPlugin.so", findPluginLibrary(path, "libBlueTuskEvictionPlugin.so"));
+		CPPUNIT_ASSERT_EQUAL(std::string(), findPluginLibrary(path, "libBlueTuskEviction"));
 	}
 
 	void testFileEntries()
