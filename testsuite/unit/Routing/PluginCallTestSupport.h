@@ -25,6 +25,18 @@ inline std::string testPluginPath(const std::string& library)
 }
 
 
+const std::string MISBEHAVING_TARGET_LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
+	/// The test target-session plugin that throws, sleeps or never returns on request
+	/// (testsuite/plugins/MisbehavingTargetSession.cpp).
+
+
+inline std::string misbehavingTargetPath()
+	/// MISBEHAVING_TARGET_LIBRARY as built (testPluginPath()).
+{
+	return testPluginPath(MISBEHAVING_TARGET_LIBRARY);
+}
+
+
 template <class Function>
 Function pluginControl(const std::string& library, const char* name)
 	/// One of a test plugin's extern "C" functions (library: its path; it is loaded by then, from its private

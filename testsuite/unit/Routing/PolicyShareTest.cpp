@@ -22,24 +22,15 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-const std::string LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
-
-
-std::string pluginPath()
-{
-	return testPluginPath(LIBRARY);
-}
-
-
 void releaseStuck(bool release)
 {
-	pluginControl<void (*)(int)>(pluginPath(), "bluetuskTestReleaseStuck")(release ? 1 : 0);
+	pluginControl<void (*)(int)>(misbehavingTargetPath(), "bluetuskTestReleaseStuck")(release ? 1 : 0);
 }
 
 
 int stuckNow()
 {
-	return pluginControl<int (*)()>(pluginPath(), "bluetuskTestStuckNow")();
+	return pluginControl<int (*)()>(misbehavingTargetPath(), "bluetuskTestStuckNow")();
 }
 
 } // namespace
@@ -66,10 +57,10 @@ public:
 		CPPUNIT_ASSERT(within([]() { return Detail::PolicyCallBound::runningCalls() == 0; }, 8000));
 		releaseStuck(false);
 		FakeDataSource stuck;
-		stuck.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath() + ";Checkout Timeout=1"), stuck.context);
+		stuck.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath() + ";Checkout Timeout=1"), stuck.context);
 		FakeDataSource other;
-		other.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath() + ";Checkout Timeout=1"), other.context);
-		const std::string policy = "target session policy \"classify-stuck\" (" + LIBRARY + ")";
+		other.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + misbehavingTargetPath() + ";Checkout Timeout=1"), other.context);
+		const std::string policy = "target session policy \"classify-stuck\" (" + MISBEHAVING_TARGET_LIBRARY + ")";
 
 		std::vector<std::string> messages(20);
 		std::vector<std::thread> threads;

@@ -28,20 +28,11 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-const std::string LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
-
-
-std::string pluginPath()
-{
-	return testPluginPath(LIBRARY);
-}
-
-
 template <class Function>
 Function control(const char* name)
 	/// One of the test plugin's extern "C" functions.
 {
-	return pluginControl<Function>(pluginPath(), name);
+	return pluginControl<Function>(misbehavingTargetPath(), name);
 }
 
 
@@ -173,7 +164,7 @@ public:
 		// host (the ordering; the session's verdict reuses its host's answer), and the split-brain guard's
 		// classify(role) is kept: 20 checkouts, 60 calls. Before: about 4 to 6 a checkout, each a thread.
 		FakeDataSource f;
-		f.context.loadPlugin(pluginPath());
+		f.context.loadPlugin(misbehavingTargetPath());
 		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b,c", "Maximum Pool Size=4"), f.context);
 		f.dataSource->open("counting").close();   // learns a's role; the others are probed below
 		try
@@ -201,7 +192,7 @@ public:
 		int classifies = 0;
 		{
 			FakeDataSource f;
-			f.context.loadPlugin(pluginPath());
+			f.context.loadPlugin(misbehavingTargetPath());
 			countedCalls(before, classifies);
 			f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Target Session Attributes=counting"), f.context);
 			for (int i = 0; i < 5; ++i) f.dataSource->open().close();
@@ -210,7 +201,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(1, names - before);
 		}
 		FakeDataSource f;
-		f.context.loadPlugin(pluginPath());
+		f.context.loadPlugin(misbehavingTargetPath());
 		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", ""), f.context);
 		countedCalls(before, classifies);
 		for (int i = 0; i < 5; ++i) f.dataSource->open("counting").close();
@@ -226,9 +217,9 @@ public:
 		// connection string error); an unregistered name stays a connection string error.
 		LogCapture capture;
 		FakeDataSource f;
-		f.context.loadPlugin(pluginPath());
+		f.context.loadPlugin(misbehavingTargetPath());
 		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Checkout Timeout=2"), f.context);
-		const std::string expected = "target session policy \"name-throwing\" (" + LIBRARY + ") failed in name(): std::exception: name broke on purpose";
+		const std::string expected = "target session policy \"name-throwing\" (" + MISBEHAVING_TARGET_LIBRARY + ") failed in name(): std::exception: name broke on purpose";
 		CPPUNIT_ASSERT_EQUAL(expected, pluginFailure([&f]() { f.dataSource->open("name-throwing"); }));
 		CPPUNIT_ASSERT_EQUAL(1, linesContaining(capture, expected));
 		try
@@ -250,13 +241,13 @@ public:
 		waitForNoRunningCall();
 		LogCapture capture;
 		FakeDataSource f;
-		f.context.loadPlugin(pluginPath());
+		f.context.loadPlugin(misbehavingTargetPath());
 		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Checkout Timeout=1"), f.context);
 		control<void (*)(int, int)>("bluetuskTestSleepNameNext")(1, 3000);
 		Poco::Clock started;
 		const std::string message = pluginFailure([&f]() { f.dataSource->open("name-sleepy"); });
 		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
-		const std::string head = "target session policy \"name-sleepy\" (" + LIBRARY + ") did not return from name() within ";
+		const std::string head = "target session policy \"name-sleepy\" (" + MISBEHAVING_TARGET_LIBRARY + ") did not return from name() within ";
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); ") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("outside a checkout") == std::string::npos);
@@ -276,7 +267,7 @@ public:
 		waitForNoRunningCall();
 		LogCapture capture;
 		FakeDataSource f;
-		f.context.loadPlugin(pluginPath());
+		f.context.loadPlugin(misbehavingTargetPath());
 		control<void (*)(int, int)>("bluetuskTestSleepRoleClassifyNext")(1, 3000);
 		Poco::Clock started;
 		const std::string message = pluginFailure([&f]()
@@ -284,7 +275,7 @@ public:
 			BlueTuskDataSource::create(fakeConnectionString("a", "Target Session Attributes=classify-sleepy;Checkout Timeout=5"), f.context);
 		});
 		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
-		const std::string head = "target session policy \"classify-sleepy\" (" + LIBRARY + ") did not return from classify(";
+		const std::string head = "target session policy \"classify-sleepy\" (" + MISBEHAVING_TARGET_LIBRARY + ") did not return from classify(";
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the data source creation's deadline (Timeout 1000 ms from its start); "
 			"BlueTusk stops waiting for it") != std::string::npos);

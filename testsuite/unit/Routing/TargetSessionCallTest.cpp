@@ -22,25 +22,16 @@ using namespace BlueTusk::Test;
 
 namespace {
 
-const std::string LIBRARY = "libBlueTuskTestMisbehavingTargetSession.so";
-
-
-std::string pluginPath()
-{
-	return testPluginPath(LIBRARY);
-}
-
-
 void sleepClassifyNext(int calls, int milliseconds)
 	/// The next calls of "classify-sleepy"'s classify(role, endpoint) sleep (the plugin's extern "C" control).
 {
-	pluginControl<void (*)(int, int)>(pluginPath(), "bluetuskTestSleepClassifyNext")(calls, milliseconds);
+	pluginControl<void (*)(int, int)>(misbehavingTargetPath(), "bluetuskTestSleepClassifyNext")(calls, milliseconds);
 }
 
 
 std::string expected(const std::string& policy, const std::string& call, const std::string& thrown)
 {
-	return "target session policy \"" + policy + "\" (" + LIBRARY + ") failed in " + call + ": " + thrown;
+	return "target session policy \"" + policy + "\" (" + MISBEHAVING_TARGET_LIBRARY + ") failed in " + call + ": " + thrown;
 }
 
 
@@ -74,7 +65,7 @@ public:
 		// for both while ordering: nothing held, nothing opened.
 		LogCapture capture;
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		const std::string message = expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN);
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("classify-throwing"); }));
 		CPPUNIT_ASSERT_EQUAL(2, f.world->opened.load());
@@ -98,7 +89,7 @@ public:
 		// The policy's own text holds the password: neither the exception nor the log line may.
 		LogCapture capture;
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-leaking"); });
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("failed in classify(primary, a:5432)") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find("password ***") != std::string::npos);
@@ -111,7 +102,7 @@ public:
 	void testPooledCheckoutThrowingInt()
 	{
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		for (int i = 0; i < 3; ++i)
 		{
 			CPPUNIT_ASSERT_EQUAL(expected("classify-throwing-int", "classify(primary, a:5432)", INT_THROWN),
@@ -127,7 +118,7 @@ public:
 		// The data source's own target (Target Session Attributes=<site name>): created (classify(role)
 		// answers), every open() fails with the plugin's exception, no lease is lost.
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + misbehavingTargetPath() +
 			";Target Session Attributes=classify-throwing;Maximum Pool Size=2"), f.context);
 		for (int i = 0; i < 5; ++i)
 		{
@@ -143,10 +134,10 @@ public:
 		// Host Order=parallel: both sessions open at once; the first classified throws, the other one
 		// (finished or not) goes back to its pool too.
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a,b", "Plugin Path=" + misbehavingTargetPath() +
 			";Host Order=parallel"), f.context);
 		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-throwing"); });
-		CPPUNIT_ASSERT_MESSAGE(message, message.find("target session policy \"classify-throwing\" (" + LIBRARY + ") failed in classify(primary, ") == 0);
+		CPPUNIT_ASSERT_MESSAGE(message, message.find("target session policy \"classify-throwing\" (" + MISBEHAVING_TARGET_LIBRARY + ") failed in classify(primary, ") == 0);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(STD_THROWN) != std::string::npos);
 		CPPUNIT_ASSERT(within([&f]() { return f.dataSource->getPoolStatistics().busy == 0; }));
 		CPPUNIT_ASSERT_EQUAL(0, f.stats("a").busy);
@@ -159,13 +150,13 @@ public:
 		// BlueTuskConnection::open() (no pool): the same exception; the session it opened is closed.
 		LogCapture capture;
 		FakeRoutingContext f;
-		const std::string connectionString = fakeConnectionString("a,b", "Plugin Path=" + pluginPath() +
+		const std::string connectionString = fakeConnectionString("a,b", "Plugin Path=" + misbehavingTargetPath() +
 			";Target Session Attributes=classify-throwing");
 		const std::string message = expected("classify-throwing", "classify(primary, a:5432)", STD_THROWN);
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&]() { BlueTuskConnection::open(connectionString, f.context); }));
 		CPPUNIT_ASSERT(anyLineContains(capture, "BlueTusk.Routing: " + message));
 		CPPUNIT_ASSERT_EQUAL(expected("classify-throwing-int", "classify(primary, a:5432)", INT_THROWN),
-			pluginFailure([&]() { BlueTuskConnection::open(fakeConnectionString("a", "Plugin Path=" + pluginPath() +
+			pluginFailure([&]() { BlueTuskConnection::open(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath() +
 				";Target Session Attributes=classify-throwing-int"), f.context); }));
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
 		CPPUNIT_ASSERT_EQUAL(0, f.world->destroyedUnclosed.load());
@@ -176,11 +167,11 @@ public:
 		// needsRole() is asked before anything is held: per checkout, through a direct open, and at a data
 		// source's creation when it is the data source's own target.
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		const std::string message = expected("needs-role-throwing", "needsRole()", "std::exception: needsRole broke on purpose");
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&f]() { f.dataSource->open("needs-role-throwing"); }));
 		CPPUNIT_ASSERT_EQUAL(0, f.dataSource->getPoolStatistics().busy);
-		const std::string own = fakeConnectionString("a", "Plugin Path=" + pluginPath() + ";Target Session Attributes=needs-role-throwing");
+		const std::string own = fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath() + ";Target Session Attributes=needs-role-throwing");
 		CPPUNIT_ASSERT_EQUAL(message, pluginFailure([&]() { BlueTuskConnection::open(own, f.context); }));
 		const std::string created = pluginFailure([&]() { BlueTuskDataSource::create(own, f.context); });
 		CPPUNIT_ASSERT_MESSAGE(created, created.find(message) != std::string::npos);
@@ -195,7 +186,7 @@ public:
 		// opened, probed and asked alone; second: b and a asked in one batch. Before, b's throw failed both.
 		LogCapture capture;
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b,a", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b,a", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		const std::string failure = expected("classify-throwing-on-b", "classify(primary, b:5432)", "std::exception: classify broke on purpose for b");
 		for (int i = 0; i < 2; ++i)
 		{
@@ -215,7 +206,7 @@ public:
 		// No other candidate: the checkout fails with the policy's failure (a BlueTuskPluginException), the
 		// route's exception (no acceptable host) nested in it; the session goes back to its pool.
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b", "Plugin Path=" + pluginPath()), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("b", "Plugin Path=" + misbehavingTargetPath()), f.context);
 		const std::string failure = expected("classify-throwing-on-b", "classify(primary, b:5432)", "std::exception: classify broke on purpose for b");
 		std::string message;
 		std::string nested;
@@ -243,12 +234,12 @@ public:
 		// and the next checkout (quick classify()) reuses it.
 		LogCapture capture;
 		FakeDataSource f;
-		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + pluginPath() + ";Checkout Timeout=1"), f.context);
+		f.dataSource = BlueTuskDataSource::create(fakeConnectionString("a", "Plugin Path=" + misbehavingTargetPath() + ";Checkout Timeout=1"), f.context);
 		sleepClassifyNext(1, 3000);
 		Poco::Clock started;
 		const std::string message = pluginFailure([&f]() { f.dataSource->open("classify-sleepy"); });
 		const Poco::Clock::ClockDiff elapsedMs = started.elapsed() / 1000;
-		const std::string head = "target session policy \"classify-sleepy\" (" + LIBRARY + ") did not return from classify(primary, a:5432) within ";
+		const std::string head = "target session policy \"classify-sleepy\" (" + MISBEHAVING_TARGET_LIBRARY + ") did not return from classify(primary, a:5432) within ";
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(head) == 0);
 		CPPUNIT_ASSERT_MESSAGE(message, message.find(" ms, the checkout's deadline (Checkout Timeout 1000 ms); BlueTusk stops waiting for it") != std::string::npos);
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs), elapsedMs >= 900 && elapsedMs < 2000);
