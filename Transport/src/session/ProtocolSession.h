@@ -83,11 +83,11 @@ public:
 
 	// Session (and SessionControl: the role, reset and lease hooks among them)
 
-	SessionControl& control();
-	const BlueTuskHostEndpoint& endpoint() const;
-	std::string connectedAddress() const;
-	ServerRole role() const;
-	ServerRole reportedRole() const;
+	SessionControl& control() override;
+	const BlueTuskHostEndpoint& endpoint() const override;
+	std::string connectedAddress() const override;
+	ServerRole role() const override;
+	ServerRole reportedRole() const override;
 		/// Session's once a role probe has shown the peer is the server itself (pg_backend_pid() equal to
 		/// BackendKeyData's process id), else Unknown, and always Unknown with transaction pooling: a pooler
 		/// may replay in_hot_standby and default_transaction_read_only from its cache at login; the role
