@@ -349,7 +349,6 @@ void Router::useIdle(Slot& slot, PoolEntryPtr entry, PassState& state, bool& poo
 	HostAttempt attempt;
 	onSession(slot, std::move(entry), role, true, millisecondsSince(start), state, attempt);
 	state.record(attempt);
-	if (attempt.outcome == HostAttempt::REJECTED) slot.rejectedNow = true;
 	poolDone = true;
 }
 
@@ -359,7 +358,7 @@ void Router::openNew(std::vector<Slot*>& slots, PassState& state, std::size_t co
 	std::vector<Slot*> todo;
 	for (Slot* slot: slots)
 	{
-		if (slot->rejectedNow || slot->failedNow || slot->settled) continue;
+		if (slot->failedNow || slot->settled) continue;
 		if (slot->expect == Expect::Fallback && state.retained) continue;
 		todo.push_back(slot);
 	}

@@ -54,7 +54,6 @@ struct Router::Slot
 	Expect expect = Expect::Unknown;
 	bool down = false;
 	int tier = 0;
-	bool rejectedNow = false;      /// an idle session showed in this pass that the target rejects it
 	bool declined = false;         /// a session of it was not accepted in this pass (its role, or a freshness
 	                               /// rule, made it a fallback or a reject): no longer a preferred endpoint
 	bool failedNow = false;        /// an open of it failed while this checkout waited for it: not tried
