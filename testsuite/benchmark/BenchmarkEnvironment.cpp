@@ -158,4 +158,14 @@ double runThreads(int threads, const std::function<void(int)>& body)
 	return elapsed;
 }
 
+
+void warmUp(int threads, const std::function<void()>& once, double seconds)
+{
+	const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+	runThreads(threads, [&](int)
+	{
+		while (Clock::now() < end) once();
+	});
+}
+
 } } // namespace BlueTusk::Bench

@@ -82,6 +82,13 @@ double runThreads(int threads, const std::function<void(int)>& body);
 	/// exception a body throws is rethrown after every thread has finished.
 
 
+void warmUp(int threads, const std::function<void()>& once, double seconds = 0.2);
+	/// Runs once() in a loop on that many threads for seconds (0.2 s), untimed: a pool benchmark warms its
+	/// data source with it so that the timed slices find the sessions open, as the libpq side opens its
+	/// connections before timing. Without it the first slice pays each session's backend start (a fork on
+	/// the server: 15-20 ms each on the benchmark machine of 2026-12) and the waits behind it.
+
+
 int repetitions(int defaultCount);
 	/// defaultCount, or the BLUETUSK_BENCH_REPETITIONS environment variable when set (scripts/bench --quick
 	/// uses 1 for a smoke run).
