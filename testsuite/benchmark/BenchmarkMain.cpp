@@ -36,6 +36,7 @@ int main(int argc, char** argv)
 	benchmark::AddCustomContext("libpq_version", std::to_string(PQlibVersion()));
 
 	benchmark::RunSpecifiedBenchmarks();
+	releaseCurveBenchmarks();
 	benchmark::Shutdown();
 	return 0;
 }

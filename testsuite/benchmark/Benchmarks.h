@@ -48,6 +48,9 @@ void registerPgBouncerBenchmarks();
 void registerCurveBenchmarks();
 	/// 14 curve_threads_<N>, curve_endpoints_<N>, curve_addresses_<N>: how cost grows (curves.py plots them).
 
+void releaseCurveBenchmarks();
+	/// Closes the data source the curve_threads points share; main() calls it after the run.
+
 void registerMemoryBenchmarks();
 	/// 15 buffered_2m: the peak RSS a 2,000,000-row result held whole adds (executeSimple vs PQexec).
 

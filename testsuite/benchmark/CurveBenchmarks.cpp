@@ -15,8 +15,10 @@
 //                                 hand), thread_share (fewest / most queries of one thread), jain (Jain's
 //                                 fairness index of the per-thread query counts, (sum x)^2 / (n sum x^2):
 //                                 1.0 is perfectly even, 1/n one thread got everything; the fairness figure
-//                                 of a FIFO pool), fairness (max wait / median wait) and sessions_created
-//                                 (sessions the data source opened: at most 12, no churn past saturation).
+//                                 of a FIFO pool), fairness (max wait / median wait), sessions_open (the
+//                                 pool's sessions: at most 12) and sessions_created (opened while timing: 0,
+//                                 no churn past saturation). Every point and repetition uses the same data
+//                                 source (threadsDataSource()): no backend starts or exits inside a slice.
 //   curve_endpoints_<N>/bluetusk  N = 1, 3, 10, 30 endpoints in the host list, idle checkout + return on one
 //                                 thread (as row 6a: No Reset On Close=true, the session is idle, no I/O).
 //                                 The first three endpoints are the cluster's nodes, the others 127.0.1.x on
@@ -53,11 +55,24 @@ namespace
 		return "127.0.1." + std::to_string(i + 1);
 	}
 
+	BlueTuskDataSource::Ptr threadsSource;
+
+	BlueTuskDataSource::Ptr threadsDataSource()
+		/// The data source of every curve_threads point and repetition, as an application keeps one while
+		/// its load varies: a point finds the sessions the earlier ones opened instead of paying backend
+		/// starts, and the exits of the sessions a dropped data source closed, inside its slices (15-20 ms
+		/// of server CPU each on the benchmark machine of 2026-12: up to a third of a slice's two cores).
+		/// Released by releaseCurveBenchmarks().
+	{
+		if (!threadsSource) threadsSource = BlueTuskDataSource::create(blueTusk(allNodes(), "SSL Mode=disable;Maximum Pool Size=4"));
+		return threadsSource;
+	}
+
 	void threadsPoint(benchmark::State& state, int threads)
 	{
 		guarded(state, [&]
 		{
-			auto dataSource = BlueTuskDataSource::create(blueTusk(allNodes(), "SSL Mode=disable;Maximum Pool Size=4"));
+			auto dataSource = threadsDataSource();
 			std::vector<std::vector<double>> waits(threads);
 			std::vector<Poco::UInt64> counts(threads, 0);
 			double seconds = 0;
@@ -69,6 +84,7 @@ namespace
 				lease.executeSimple("SELECT 1");
 				lease.close();
 			});
+			const Poco::UInt64 createdBefore = dataSource->getPoolStatistics().created;
 			for (auto _: state)
 			{
 				auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(SLICE_SECONDS));
@@ -106,7 +122,9 @@ namespace
 			state.counters["fairness"] = median > 0 ? percentile(all, 1.0) / median : 0;
 			state.counters["jain"] = squares > 0 ? double(total) * double(total) / (threads * squares) : 0;
 			state.counters["thread_share"] = most > 0 ? double(*std::min_element(counts.begin(), counts.end())) / double(most) : 0;
-			state.counters["sessions_created"] = double(dataSource->getPoolStatistics().created);
+			const PoolStatistics statistics = dataSource->getPoolStatistics();
+			state.counters["sessions_open"] = double(statistics.total);
+			state.counters["sessions_created"] = double(statistics.created - createdBefore);   // while timing
 		});
 	}
 
@@ -168,6 +186,12 @@ namespace
 			for (auto _: state) LibpqConnection connection(conninfo);
 		});
 	}
+}
+
+
+void releaseCurveBenchmarks()
+{
+	threadsSource.reset();
 }
 
 

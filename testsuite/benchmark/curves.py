@@ -32,6 +32,7 @@ CURVES = {
         ("wait_p99_us", "bluetusk", "wait_p99_ns", 1e-3),
         ("thread_share", "bluetusk", "thread_share", 1.0),
         ("jain", "bluetusk", "jain", 1.0),
+        ("sessions_open", "bluetusk", "sessions_open", 1.0),
         ("sessions_created", "bluetusk", "sessions_created", 1.0),
     ], """set title "Pooled SELECT 1, 3 nodes x Maximum Pool Size 4 (%(stamp)s)"
 set xlabel "threads"; set logscale x 2
