@@ -82,6 +82,10 @@ const BlueTuskHostEndpoint& EndpointPool::endpoint() const
 
 PoolEntryPtr EndpointPool::tryTakeIdle()
 {
+	// Checkouts wait for this pool: a newcomer queues behind them (waitForAny() decides under the mutex).
+	// Read first without the mutex, which every checkout and return of the data source takes: past
+	// saturation this spares each checkout a contended lock per endpoint (doc/performance.md, 14a).
+	if (_impl->pending.load(std::memory_order_relaxed) > 0) return nullptr;
 	PoolManager::Impl& m = *_manager._impl;
 	Detail::SessionCloser closer(m.logger, m.redactor);
 	std::lock_guard<std::mutex> lock(m.mutex);
@@ -95,6 +99,7 @@ PoolEntryPtr EndpointPool::tryTakeIdle()
 
 bool EndpointPool::tryReserve()
 {
+	if (_impl->pending.load(std::memory_order_relaxed) > 0) return false;   // as in tryTakeIdle()
 	PoolManager::Impl& m = *_manager._impl;
 	std::lock_guard<std::mutex> lock(m.mutex);
 	if (_impl->pending > 0) return false;

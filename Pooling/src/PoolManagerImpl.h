@@ -115,7 +115,9 @@ struct EndpointPool::Impl
 	int busy = 0;                          /// leased + reserved + being opened
 	int connecting = 0;                    /// of busy: reservations and warm-up opens not finished yet
 	                                       /// (at most Max Connecting, PoolManager::Impl::mayConnectLocked)
-	int pending = 0;                       /// waiters whose candidate set contains this pool
+	std::atomic<int> pending{0};           /// waiters whose candidate set contains this pool; changed under
+	                                       /// the manager's mutex, read without it only as a hint that a
+	                                       /// checkout must queue behind them (EndpointPool::tryTakeIdle())
 	Poco::UInt64 refusals = 0;             /// opens refused with SQLSTATE 53300 (too many connections)
 	Poco::Timestamp::TimeVal refusedUntil = 0;
 		/// after a 53300: no new open before this (system clock, microseconds); 0: none pending
