@@ -65,7 +65,7 @@ void EndpointPool::release(PoolEntryPtr entry, bool broken)
 		// and the rest is checked again under it after the policy answered. When the session may not
 		// stay, mayStayLocked() closes it (counted as evicted when the policy said no) and returns false.
 		bool keep = false;
-		Poco::Timestamp now;
+		Poco::Timestamp now(0);   // set under the lock below (PoolClock: the coarse clock), not read twice
 		{
 			PoolSizeInfo size;
 			{

@@ -12,6 +12,7 @@
 #include "Poco/Clock.h"
 #include "BlueTusk/PluginRegistry.h"
 #include <chrono>
+#include <time.h>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -20,6 +21,20 @@ namespace BlueTusk {
 namespace Detail {
 
 namespace {
+
+Poco::Int64 coarseMicroseconds()
+	/// A monotonic time in microseconds from the kernel's coarse clock (a read of the last tick, resolution
+	/// 1-4 ms): enough to see a call slower than SLOW_CALL (100 ms), and several times cheaper than a precise
+	/// read, which every return would pay twice (doc/performance.md, R2).
+{
+#if defined(CLOCK_MONOTONIC_COARSE)
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+		return static_cast<Poco::Int64>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+#endif
+	return Poco::Clock().raw();
+}
+
 
 bool pastLifetime(const PooledSessionInfo& session, Poco::Timestamp now)
 {
@@ -145,7 +160,7 @@ bool EvictionCall::bounded(const char* function, const BlueTuskHostEndpoint* end
 template <class Result, class Call, class Builtin>
 Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* endpoint, Call call, Builtin builtin)
 {
-	Poco::Clock started;
+	const Poco::Int64 started = coarseMicroseconds();
 	try
 	{
 		Result result{};
@@ -154,7 +169,7 @@ Result EvictionCall::guarded(const char* function, const BlueTuskHostEndpoint* e
 		else answered = bounded(function, endpoint, call, result);
 		if (answered)
 		{
-			const Poco::Clock::ClockDiff elapsed = started.elapsed();
+			const Poco::Int64 elapsed = coarseMicroseconds() - started;
 			if (elapsed >= SLOW_CALL.totalMicroseconds() && _logger.warning())
 			{
 				_logger.warning(_redactor.redact(describe(*_policy) + " took " + std::to_string(elapsed / 1000) + " ms in " + function + "()" +

@@ -74,6 +74,7 @@ class EvictionCallTest: public EndpointPoolFixture
 	CPPUNIT_TEST(testThrowingSelectForEvictionFallsBackToStandard);
 	CPPUNIT_TEST(testThrowingPolicyWithoutFallbackKeepsReusing);
 	CPPUNIT_TEST(testSlowKeepOnReturnIsBounded);
+	CPPUNIT_TEST(testSlowCallIsLoggedWithItsTime);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -167,6 +168,35 @@ public:
 		CPPUNIT_ASSERT_MESSAGE("took " + std::to_string(elapsedMs) + " ms", elapsedMs < 300);
 		CPPUNIT_ASSERT_EQUAL(3, pool.statistics().idle);
 		CPPUNIT_ASSERT_EQUAL(3, _world->opened.load());
+	}
+
+	void testSlowCallIsLoggedWithItsTime()
+	{
+		// A call slower than SLOW_CALL (100 ms) is logged with its time, read from the coarse clock (1-4 ms
+		// resolution); a fast one is not. Without a fallback the call runs on the returning thread.
+		LogCapture capture;
+		auto policy = std::make_shared<ScriptedEvictionPolicy>();
+		std::atomic<bool> slow{true};
+		policy->onCall = [&]()
+		{
+			if (slow.exchange(false)) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+		};
+		EndpointPool& pool = makeManager(poolSettings(0, 4), policy, nullptr).pool(endpointNo(1));
+		for (int i = 0; i < 3; ++i)
+		{
+			PoolEntryPtr entry = checkout(pool);
+			CPPUNIT_ASSERT(entry);
+			pool.release(std::move(entry));
+		}
+		CPPUNIT_ASSERT_EQUAL(3, policy->keepCalls.load());
+		const std::vector<std::string> lines = linesWith(capture, " ms in keepOnReturn()");
+		CPPUNIT_ASSERT_EQUAL(std::size_t(1), lines.size());
+		const std::string& line = lines[0];
+		const std::string::size_type at = line.find("took ");
+		CPPUNIT_ASSERT_MESSAGE(line, at != std::string::npos && contains(line, "eviction policy \"scripted\""));
+		const long ms = std::stol(line.substr(at + 5));
+		CPPUNIT_ASSERT_MESSAGE(line, ms >= 140 && ms < 2000);
+		CPPUNIT_ASSERT_MESSAGE(line, contains(line, "for 127.0.0.1:5432 (no pool lock is held meanwhile; keep it fast)"));
 	}
 
 	void testThrowingKeepOnReturnFallsBackToStandard()
