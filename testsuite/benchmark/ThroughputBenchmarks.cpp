@@ -47,6 +47,13 @@ namespace
 		guarded(state, [&]
 		{
 			auto dataSource = BlueTuskDataSource::create(blueTusk(allNodes(), "SSL Mode=disable" + options));
+			auto once = [&]
+			{
+				auto lease = dataSource->open(target);
+				auto results = lease.executeSimple("SELECT 1");
+				if (results.size() != 1 || results[0].rows.size() != 1) throw std::runtime_error("SELECT 1: unexpected result");
+				lease.close();
+			};
 			auto work = [&](Clock::time_point end, std::atomic<Poco::UInt64>& queries)
 			{
 				return [&, end](int)
@@ -54,17 +61,13 @@ namespace
 					Poco::UInt64 count = 0;
 					while (Clock::now() < end)
 					{
-						auto lease = dataSource->open(target);
-						auto results = lease.executeSimple("SELECT 1");
-						if (results.size() != 1 || results[0].rows.size() != 1) throw std::runtime_error("SELECT 1: unexpected result");
-						lease.close();
+						once();
 						++count;
 					}
 					queries += count;
 				};
 			};
-			std::atomic<Poco::UInt64> warm{0};
-			runThreads(THREADS, work(Clock::now() + std::chrono::milliseconds(100), warm));
+			warmUp(THREADS, once, 0.1);
 			Poco::UInt64 total = 0;
 			double seconds = 0;
 			for (auto _: state)
