@@ -201,12 +201,15 @@ bt_sanitizer_suites()
 	# bt_sanitizer_suites NAME CMAKE_OPTION REPORT_PATTERN SUITE...: builds Debug with CMAKE_OPTION=ON in
 	# BLUETUSK_BUILD_DIR (no samples), only the suites given (and the plugins they load), runs each one
 	# with its output in BLUETUSK_BUILD_DIR/<suite>.<NAME>.log, and returns 1 when a suite failed or its
-	# output holds REPORT_PATTERN (a sanitizer report). The caller exports the sanitizer's options.
+	# output holds REPORT_PATTERN (a sanitizer report). Each failed suite also gets a line in
+	# BLUETUSK_BUILD_DIR/failed-suites.txt (the suite, then its first report line or failed test) for the
+	# summary at the end of scripts/test. The caller exports the sanitizer's options.
 {
 	local name="$1" option="$2" pattern="$3"
 	shift 3
-	local started status=0 suite log
+	local started status=0 suite log failed_file="$BLUETUSK_BUILD_DIR/failed-suites.txt"
 	started=$(date +%s)
+	rm -f "$failed_file"
 	bt_install_packages
 	bt_log "$name build in $BLUETUSK_BUILD_DIR: $*"
 	bt_locked "$BLUETUSK_BUILD_DIR" bt_sanitizer_build "$option" "$@"
@@ -222,6 +225,7 @@ bt_sanitizer_suites()
 			status=1
 			bt_log "$name: $suite FAILED (log: $log)"
 			grep -E -A30 -m1 "$pattern" "$log" || tail -30 "$log"
+			echo "$suite: $(grep -E -m1 "$pattern|^Test name:" "$log" || tail -1 "$log")" >>"$failed_file"
 		fi
 	done
 	bt_log "$name: $([ "$status" -eq 0 ] && echo 'no report' || echo 'FAILED') ($(( $(date +%s) - started )) s)"
