@@ -109,6 +109,22 @@ port_in_use()
 	timeout 1 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
 }
 
+require_port_free()
+	# require_port_free ADDRESS PORT SETTING: dies unless a server can listen on ADDRESS:PORT, naming what is in
+	# the way: a process that listens there, or a connection that uses the port as its local port (Linux
+	# refuses the bind then; see bt_reserve_ports in scripts/lib.sh). SETTING is the variable that picks another
+	# port.
+{
+	local holders
+	if port_in_use "$1" "$2"; then
+		die "$1:$2 is in use by another process (set $3)"
+	fi
+	if holders="$(bt_port_holders "$1" "$2")"; then
+		die "$1:$2 is the local port of a connection, so nothing can listen on it until that connection closes (set $3):
+$holders"
+	fi
+}
+
 
 stop_pidfile()
 	# Sends SIGTERM to the process in file $1 (continuing it first, in case it is frozen) and waits up to

@@ -71,6 +71,66 @@ bt_as_root()
 	fi
 }
 
+bt_reserve_ports()
+	# bt_reserve_ports PORT...: adds each PORT to net.ipv4.ip_local_reserved_ports (as root), so that the kernel
+	# never gives it to an outgoing connection as its local (ephemeral) port. Linux refuses to bind a listening
+	# socket to a port that a live connection on the same address uses as its local port (EADDRINUSE, with
+	# SO_REUSEADDR or not), and every port these scripts listen on lies in the default ephemeral range
+	# (32768-60999): a long-lived connection (PgBouncer's, a replica's, a test's pool) that drew 55462 keeps a
+	# Patroni member from starting. Call it before the connections of a run are opened (scripts/test does, for
+	# all its clusters). Ports already reserved are left as they are; without root it only says so.
+{
+	local file=/proc/sys/net/ipv4/ip_local_reserved_ports missing
+	[ -r "$file" ] || return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		missing="$(bt_unreserved_ports "$file" "$@")"
+		[ -z "$missing" ] || bt_log "note: ports $missing not reserved (needs root): a connection that draws one as its local port keeps a server from listening on it"
+		return 0
+	fi
+	(
+		flock -w 10 9 || true
+		missing="$(bt_unreserved_ports "$file" "$@")"
+		[ -n "$missing" ] || exit 0
+		local current
+		current="$(cat "$file")"
+		if echo "${current:+$current,}$missing" 2>/dev/null >"$file"; then
+			bt_log "ports $missing reserved (net.ipv4.ip_local_reserved_ports): no outgoing connection gets them as its local port"
+		else
+			bt_log "note: ports $missing not reserved (could not write $file)"
+		fi
+	) 9>"/tmp/bluetusk-reserved-ports.lock"
+}
+
+bt_unreserved_ports()
+	# bt_unreserved_ports FILE PORT...: prints those of PORT (comma-separated) that FILE's list of ports and
+	# ranges (net.ipv4.ip_local_reserved_ports' format: "55439,57462-57463") does not cover.
+{
+	local port range ranges=() missing=()
+	IFS=, read -ra ranges <"$1"
+	shift
+	for port in "$@"; do
+		for range in "${ranges[@]}"; do
+			if [ "$port" -ge "${range%-*}" ] && [ "$port" -le "${range#*-}" ]; then
+				continue 2
+			fi
+		done
+		missing+=("$port")
+	done
+	(IFS=,; echo "${missing[*]}")
+}
+
+bt_port_holders()
+	# bt_port_holders ADDRESS PORT: prints the connections (not listening, not TIME_WAIT) whose local address is
+	# ADDRESS:PORT, with their processes, and returns 0 when there is one: what keeps a server from binding
+	# ADDRESS:PORT although nothing listens there (see bt_reserve_ports). Returns 1 when none (or no ss).
+{
+	local holders
+	command -v ss >/dev/null 2>&1 || return 1
+	holders="$(ss -Htanp state connected exclude time-wait "( src $1:$2 )" 2>/dev/null)" || return 1
+	[ -n "$holders" ] || return 1
+	printf '%s\n' "$holders"
+}
+
 bt_package_installed()
 	# True when the Debian package $1 is installed.
 {
