@@ -121,8 +121,9 @@ bt_unreserved_ports()
 
 bt_port_holders()
 	# bt_port_holders ADDRESS PORT: prints the connections (not listening, not TIME_WAIT) whose local address is
-	# ADDRESS:PORT, with their processes, and returns 0 when there is one: what keeps a server from binding
-	# ADDRESS:PORT although nothing listens there (see bt_reserve_ports). Returns 1 when none (or no ss).
+	# ADDRESS:PORT, with their processes, and returns 0 when there is one; returns 1 when none (or no ss). For
+	# the message of a server that could not bind ADDRESS:PORT: an outgoing connection among them keeps it from
+	# binding (see bt_reserve_ports); a server's own accepted sockets, still open after it died, do not.
 {
 	local holders
 	command -v ss >/dev/null 2>&1 || return 1
