@@ -180,7 +180,8 @@ public:
 
 	TopologySnapshot topology() const;
 		/// The last successful read of the Topology Source (members with their role hints, state, timeline,
-		/// lag; readAt), or an empty snapshot (no member) without a source or before the first read.
+		/// lag; readAt), or an empty snapshot (no member) without a source or before the first read. A read
+		/// changes together with hostList() and the router's role hints (one lock). Thread-safe.
 
 	void setObserver(PoolObserver::Ptr observer);
 		/// Installs observer (null: none) for this data source's pools and checkouts (doc/metrics.md):

@@ -217,28 +217,21 @@ bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::uniqu
 	const SecretRedactor redactor = _settings.redactor();
 	const Poco::Timespan timeout = readTimeout(_settings);
 	HostListPtr next;
+	TopologySnapshot snapshot;
+	bool read = false;
 	try
 	{
-		TopologySnapshot snapshot;
 		if (!callSource(*shared, held, [&source, &snapshot, timeout] { snapshot = source.read(timeout); })) return false;
 		if (snapshot.members.empty()) throw BlueTuskException("topology source " + _name + " returned no member");
 		next = membersList(snapshot);
-		{
-			std::lock_guard<std::mutex> lock(_mutex);
-			_snapshot = std::move(snapshot);
-			++_reads;
-		}
+		read = true;
 		if (_failing) logger().information("topology source %s answers again", _name);
 		_failing = false;
 		_everRead = true;
 	}
 	catch (const Poco::Exception& exc)
 	{
-		{
-			std::lock_guard<std::mutex> lock(_mutex);
-			++_reads;
-		}
-		if (_stopped) return true;
+		if (_stopped) return countRead(nullptr);
 		const std::string text = redactor.redact(exc.displayText());
 		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _name,
 			std::string(_everRead ? "the last members read and the written hosts" : "the written hosts"), text);
@@ -248,10 +241,6 @@ bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::uniqu
 	}
 	catch (const std::exception& exc)
 	{
-		{
-			std::lock_guard<std::mutex> lock(_mutex);
-			++_reads;
-		}
 		if (!_failing) logger().warning("topology source %s failed: %s", _name, redactor.redact(exc.what()));
 		_failing = true;
 		next = fallbackList();
@@ -259,17 +248,22 @@ bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::uniqu
 	catch (...)
 	{
 		// A plugin may throw anything; on this thread an escaping exception would end the process.
-		{
-			std::lock_guard<std::mutex> lock(_mutex);
-			++_reads;
-		}
 		if (!_failing) logger().warning("topology source %s failed with an exception that is neither a Poco::Exception nor a "
 			"std::exception (the host list stays the written hosts or the last members read)", _name);
 		_failing = true;
 		next = fallbackList();
 	}
-	if (_stopped) return true;
-	publish(next);
+	if (_stopped) return countRead(nullptr);
+	publish(next, read ? &snapshot : nullptr);
+	return true;
+}
+
+
+bool TopologyWatcher::countRead(TopologySnapshot* snapshot)
+{
+	std::lock_guard<std::mutex> lock(_mutex);
+	if (snapshot) _snapshot = std::move(*snapshot);
+	++_reads;
 	return true;
 }
 
@@ -306,10 +300,14 @@ HostListPtr TopologyWatcher::fallbackList() const
 }
 
 
-void TopologyWatcher::publish(const HostListPtr& next)
+void TopologyWatcher::publish(const HostListPtr& next, TopologySnapshot* read)
 {
 	HostListPtr current = hosts();
-	if (current->endpoints == next->endpoints && current->roleHints == next->roleHints) return;
+	if (current->endpoints == next->endpoints && current->roleHints == next->roleHints)
+	{
+		countRead(read);
+		return;
+	}
 	std::vector<BlueTuskHostEndpoint> added;
 	std::vector<BlueTuskHostEndpoint> removed;
 	for (const BlueTuskHostEndpoint& endpoint: next->endpoints)
@@ -327,8 +325,11 @@ void TopologyWatcher::publish(const HostListPtr& next)
 		if (_drained.erase(endpoint)) pool.resume();
 	}
 	{
+		// The host list and the read it comes from change together: whoever sees one sees the other.
 		std::lock_guard<std::mutex> lock(_mutex);
 		_hosts = next;
+		if (read) _snapshot = std::move(*read);
+		++_reads;
 	}
 	// Dropped members: nothing new from them; idle sessions close now, leased ones when they return.
 	for (const BlueTuskHostEndpoint& endpoint: removed)

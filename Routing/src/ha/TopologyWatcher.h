@@ -86,9 +86,13 @@ private:
 		/// The thread's loop; returns at once, touching nothing more of this, when abandoned.
 	bool readOnce(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source);
 		/// false when abandoned during the read.
+	bool countRead(TopologySnapshot* snapshot);
+		/// Counts a read and, when snapshot is not null, makes it what snapshot() returns; returns true.
 	HostListPtr membersList(const TopologySnapshot& snapshot) const;
 	HostListPtr fallbackList() const;
-	void publish(const HostListPtr& next);
+	void publish(const HostListPtr& next, TopologySnapshot* read);
+		/// Makes next the host list and counts the read (read: the snapshot it came from, null when the read
+		/// failed), both under one lock, so that hosts(), snapshot() and readCount() always agree.
 
 	TopologySource::Ptr _source;
 	const std::string _name;                     /// the source's name(), asked once
