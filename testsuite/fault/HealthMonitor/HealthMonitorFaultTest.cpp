@@ -15,6 +15,7 @@
 #include "Peers.h"
 #include "Poco/Clock.h"
 #include "Poco/Thread.h"
+#include "ThreadCount.h"
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <dirent.h>
@@ -236,7 +237,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2, monitorThreads());
 		CPPUNIT_ASSERT(connector.hostState(one.endpoint()).watched);
 		b.reset();
-		CPPUNIT_ASSERT_EQUAL(0, monitorThreads());   // joined by the last data source's destructor
+		CPPUNIT_ASSERT_EQUAL(0, settledCount(monitorThreads, 0));   // joined by the last data source's destructor
 		CPPUNIT_ASSERT(!connector.hostState(one.endpoint()).watched);
 		lease.close();
 	}

@@ -15,7 +15,7 @@
 #include "Peers.h"
 #include "Poco/AutoPtr.h"
 #include "Poco/Clock.h"
-#include "Poco/DirectoryIterator.h"
+#include "ThreadCount.h"
 #include "Poco/Thread.h"
 #include "Poco/Util/MapConfiguration.h"
 #include <cppunit/extensions/HelperMacros.h>
@@ -30,14 +30,6 @@ using namespace BlueTusk::Test;
 namespace {
 
 const char* const PASSWORD = "fault-secret-7Q";
-
-
-int threadCount()
-{
-	int count = 0;
-	for (Poco::DirectoryIterator it(std::string("/proc/self/task")), end; it != end; ++it) ++count;
-	return count;
-}
 
 
 struct Peers
@@ -473,8 +465,7 @@ public:
 			connection.close();
 		}
 		CPPUNIT_ASSERT(_peers->idle(Poco::Timespan(2, 0)));
-		Poco::Thread::sleep(100); // peer threads of closed connections exit
-		CPPUNIT_ASSERT_EQUAL(before, threadCount());
+		CPPUNIT_ASSERT_EQUAL(before, settledThreadCount(before)); // peer threads of closed connections exit
 	}
 
 private:

@@ -458,7 +458,7 @@ public:
 			CPPUNIT_ASSERT_EQUAL(std::string("b"), connection.connectedEndpoint().host());
 			CPPUNIT_ASSERT_MESSAGE(std::to_string(ms) + " ms", ms < 500);
 			CPPUNIT_ASSERT_EQUAL(1, f.world->cancelled.load());
-			CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount()); // every racing thread joined
+			CPPUNIT_ASSERT_EQUAL(threadsBefore, settledThreadCount(threadsBefore)); // every racing thread joined
 			CPPUNIT_ASSERT_EQUAL(std::string("a:5432=lost race,b:5432=accepted"), describeLog(connection.attemptLog()));
 		}
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
@@ -518,7 +518,7 @@ public:
 		CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsedMs(start)), elapsedMs(start) < 2500); // b was cancelled, not waited for
 		CPPUNIT_ASSERT_EQUAL(0, f.world->connections("b:5432"));
 		CPPUNIT_ASSERT_EQUAL(0, f.world->totalLive());
-		CPPUNIT_ASSERT_EQUAL(threadsBefore, threadCount());
+		CPPUNIT_ASSERT_EQUAL(threadsBefore, settledThreadCount(threadsBefore));   // every racing thread joined
 	}
 
 	void testParallelNoAcceptable()

@@ -11,22 +11,13 @@
 #include "BlueTusk/BlueTuskDataSource.h"
 #include "BlueTusk/HostAttemptsException.h"
 #include "Poco/Clock.h"
-#include "Poco/DirectoryIterator.h"
 #include "Poco/Thread.h"
+#include "ThreadCount.h"
 #include <functional>
 #include <string>
 
 namespace BlueTusk {
 namespace Test {
-
-inline int threadCount()
-	/// The number of threads of this process (entries of /proc/self/task).
-{
-	int count = 0;
-	for (Poco::DirectoryIterator it(std::string("/proc/self/task")), end; it != end; ++it) ++count;
-	return count;
-}
-
 
 inline std::string describeLog(const HostAttemptList& log)
 	/// "a:5432=accepted,b:5432=rejected": endpoints and outcomes, for assertions.
