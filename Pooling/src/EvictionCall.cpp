@@ -132,9 +132,12 @@ bool EvictionCall::bounded(const char* function, const BlueTuskHostEndpoint* end
 			error = std::current_exception();
 		}
 		{
+			// Moved, not copied: once the caller has it, no reference to the exception stays on this thread.
+			// The exception's reference count lives in the C++ runtime, which ThreadSanitizer does not see: a
+			// last release here, after the caller read the message, was reported as a race (a false one).
 			std::lock_guard<std::mutex> lock(pending->mutex);
 			pending->result = std::move(answer);
-			pending->error = error;
+			pending->error = std::move(error);
 			pending->finished = true;
 		}
 		pending->done.notify_all();
@@ -151,7 +154,13 @@ bool EvictionCall::bounded(const char* function, const BlueTuskHostEndpoint* end
 		logLate(function, endpoint, "did not answer within " + std::to_string(CALL_BOUND.totalMilliseconds()) + " ms");
 		return false;
 	}
-	if (pending->error) std::rethrow_exception(pending->error);
+	// Taken out under the lock: the caller alone holds the exception from here on (see above).
+	const std::exception_ptr error = std::move(pending->error);
+	if (error)
+	{
+		lock.unlock();
+		std::rethrow_exception(error);
+	}
 	result = std::move(pending->result);
 	return true;
 }
