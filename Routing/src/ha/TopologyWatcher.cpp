@@ -231,7 +231,11 @@ bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::uniqu
 	}
 	catch (const Poco::Exception& exc)
 	{
-		if (_stopped) return countRead(nullptr);
+		if (_stopped)
+		{
+			storeRead(nullptr, nullptr);
+			return true;
+		}
 		const std::string text = redactor.redact(exc.displayText());
 		if (!_failing) logger().warning("topology source %s cannot be read (the host list stays %s): %s", _name,
 			std::string(_everRead ? "the last members read and the written hosts" : "the written hosts"), text);
@@ -253,18 +257,19 @@ bool TopologyWatcher::readOnce(const std::shared_ptr<Shared>& shared, std::uniqu
 		_failing = true;
 		next = fallbackList();
 	}
-	if (_stopped) return countRead(nullptr);
-	publish(next, read ? &snapshot : nullptr);
+	if (_stopped) storeRead(nullptr, nullptr);
+	else publish(next, read ? &snapshot : nullptr);
 	return true;
 }
 
 
-bool TopologyWatcher::countRead(TopologySnapshot* snapshot)
+void TopologyWatcher::storeRead(TopologySnapshot* snapshot, const HostListPtr& hosts)
 {
+	// The host list and the read it comes from change together: whoever sees one sees the other.
 	std::lock_guard<std::mutex> lock(_mutex);
+	if (hosts) _hosts = hosts;
 	if (snapshot) _snapshot = std::move(*snapshot);
 	++_reads;
-	return true;
 }
 
 
@@ -305,7 +310,7 @@ void TopologyWatcher::publish(const HostListPtr& next, TopologySnapshot* read)
 	HostListPtr current = hosts();
 	if (current->endpoints == next->endpoints && current->roleHints == next->roleHints)
 	{
-		countRead(read);
+		storeRead(read, nullptr);
 		return;
 	}
 	std::vector<BlueTuskHostEndpoint> added;
@@ -324,13 +329,7 @@ void TopologyWatcher::publish(const HostListPtr& next, TopologySnapshot* read)
 		EndpointPool& pool = _pools->pool(endpoint);
 		if (_drained.erase(endpoint)) pool.resume();
 	}
-	{
-		// The host list and the read it comes from change together: whoever sees one sees the other.
-		std::lock_guard<std::mutex> lock(_mutex);
-		_hosts = next;
-		if (read) _snapshot = std::move(*read);
-		++_reads;
-	}
+	storeRead(read, next);
 	// Dropped members: nothing new from them; idle sessions close now, leased ones when they return.
 	for (const BlueTuskHostEndpoint& endpoint: removed)
 	{

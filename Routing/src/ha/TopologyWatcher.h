@@ -86,8 +86,9 @@ private:
 		/// The thread's loop; returns at once, touching nothing more of this, when abandoned.
 	bool readOnce(const std::shared_ptr<Shared>& shared, std::unique_lock<std::mutex>& held, TopologySource& source);
 		/// false when abandoned during the read.
-	bool countRead(TopologySnapshot* snapshot);
-		/// Counts a read and, when snapshot is not null, makes it what snapshot() returns; returns true.
+	void storeRead(TopologySnapshot* snapshot, const HostListPtr& hosts);
+		/// Under one lock: counts a read, makes snapshot (when not null) what snapshot() returns and hosts
+		/// (when not null) what hosts() returns.
 	HostListPtr membersList(const TopologySnapshot& snapshot) const;
 	HostListPtr fallbackList() const;
 	void publish(const HostListPtr& next, TopologySnapshot* read);
