@@ -34,13 +34,17 @@ CURVES = {
         ("jain", "bluetusk", "jain", 1.0),
         ("sessions_open", "bluetusk", "sessions_open", 1.0),
         ("sessions_created", "bluetusk", "sessions_created", 1.0),
+        ("fifo_anchor_qps", "libpq_fifo", "queries_per_second", 1.0),
+        ("barging_anchor_qps", "libpq_barging", "queries_per_second", 1.0),
     ], """set title "Pooled SELECT 1, 3 nodes x Maximum Pool Size 4 (%(stamp)s)"
 set xlabel "threads"; set logscale x 2
 set ylabel "queries per second"; set y2label "checkout wait (us)"; set logscale y2; set y2tics; set ytics nomirror
 set yrange [0:*]
 plot "%(dat)s" using 1:2 with linespoints title "queries/s" axes x1y1, \\
      "%(dat)s" using 1:3 with linespoints title "wait p50 (us)" axes x1y2, \\
-     "%(dat)s" using 1:4 with linespoints title "wait p99 (us)" axes x1y2
+     "%(dat)s" using 1:4 with linespoints title "wait p99 (us)" axes x1y2, \\
+     "%(dat)s" using 1:9 with points pointtype 7 title "libpq FIFO pool queries/s" axes x1y1, \\
+     "%(dat)s" using 1:10 with points pointtype 5 title "libpq barging pool queries/s" axes x1y1
 """),
     "endpoints": ("endpoints", [
         ("checkout_ns", "bluetusk", "time", 1.0),
