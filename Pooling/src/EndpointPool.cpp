@@ -373,6 +373,12 @@ bool EndpointPool::isDraining() const
 }
 
 
+bool EndpointPool::hasWaiters() const
+{
+	return _impl->pending.load(std::memory_order_relaxed) > 0;
+}
+
+
 void EndpointPool::setSizes(int minSize, int maxSize)
 {
 	PoolManager::Impl& m = *_manager._impl;

@@ -4,7 +4,8 @@
 // Library: BlueTusk/Pooling
 //
 // PoolManager::waitForAny(): a checkout's wait on several pools at once, first come first served, until a
-// session, room to open one, or the deadline (doc/pooling.md, checkout step 3).
+// session, room to open one, or the deadline (doc/pooling.md, checkout step 3); waitBehindWaiters(): the same
+// wait, only when every candidate already has checkouts waiting.
 //
 
 #include "BlueTusk/PoolManager.h"
@@ -16,6 +17,18 @@
 namespace BlueTusk {
 
 PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline)
+{
+	return wait(candidates, deadline, false);
+}
+
+
+PoolGrant PoolManager::waitBehindWaiters(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline)
+{
+	return wait(candidates, deadline, true);
+}
+
+
+PoolGrant PoolManager::wait(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline, bool behindWaitersOnly)
 {
 	// Shared with the queue and with whoever completes it (it wakes the waiter after unlocking).
 	const std::shared_ptr<Detail::PoolWaiter> queued = std::make_shared<Detail::PoolWaiter>();
@@ -30,6 +43,14 @@ PoolGrant PoolManager::waitForAny(const std::vector<EndpointPool*>& candidates, 
 	const Poco::Timestamp started;
 	Detail::SessionCloser closer(_impl->logger, _impl->redactor);
 	std::unique_lock<std::mutex> lock(_impl->mutex);
+	if (behindWaitersOnly)
+	{
+		for (EndpointPool* candidate: waiter.candidates)
+		{
+			const EndpointPool::Impl& s = Impl::state(*candidate);
+			if (s.pending == 0 || s.draining) return PoolGrant();   // the full checkout path decides
+		}
+	}
 
 	// Immediate capacity, unless earlier checkouts wait for that pool: idle sessions first, then room.
 	for (EndpointPool* candidate: waiter.candidates)

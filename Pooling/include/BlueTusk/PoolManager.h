@@ -228,6 +228,11 @@ public:
 
 	bool isDraining() const;
 
+	bool hasWaiters() const;
+		/// True when checkouts wait for capacity of this pool (PoolManager::waitForAny()). Read without the
+		/// lock: a hint that may be stale by the time the caller acts on it; waitForAny() decides under the
+		/// lock. Thread-safe.
+
 	void setSizes(int minSize, int maxSize);
 		/// Overrides Minimum and Maximum Pool Size for this endpoint only (maxSize is ignored when the
 		/// manager does not enforce a maximum; minSize is clamped to [0, maxSize]). Lowering the maximum
@@ -327,6 +332,14 @@ public:
 		/// A deadline of Poco::Timestamp::TIMEVAL_MAX means no limit (Checkout Timeout=0): the wait ends only
 		/// with capacity or when every candidate drains.
 
+	PoolGrant waitBehindWaiters(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline);
+		/// As waitForAny(), when checkouts already wait for every one of candidates and none drains (decided
+		/// under the lock): then none of them has an idle session or room for a newcomer, and the wait is
+		/// all a checkout over them could do. Otherwise returns an empty grant at once, without waiting
+		/// (the caller takes the full checkout path). The idle fast path of a data source past saturation
+		/// (doc/pooling.md, checkout step 3). Throws as waitForAny().
+		/// EndpointPool::hasWaiters() tells beforehand, without the lock, whether this can wait at all.
+
 	bool keepsRole(ServerRole role) const;
 		/// Whether the pools keep sessions of role (Options::usableRole); always true for
 		/// ServerRole::Unknown. No lock, no call: a bit test. Thread-safe.
@@ -372,6 +385,9 @@ public:
 private:
 	PoolManager(const PoolManager&) = delete;
 	PoolManager& operator = (const PoolManager&) = delete;
+
+	PoolGrant wait(const std::vector<EndpointPool*>& candidates, Poco::Timestamp deadline, bool behindWaitersOnly);
+		/// waitForAny() and waitBehindWaiters() (PoolManagerWait.cpp).
 
 	friend class EndpointPool;
 	struct Impl;

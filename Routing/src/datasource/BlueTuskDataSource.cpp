@@ -177,8 +177,7 @@ BlueTuskConnection BlueTuskDataSource::open(const std::string& target)
 			throw BlueTuskConnectionStringException(exc.message() + "; nor is it a site policy's (loaded: " +
 				joinedNames(_impl->connector.policyNames(PolicyFamily::TargetSession)) + ")");
 		// The first lookup asks the policy's name(): within this checkout's deadline, like its other calls.
-		const SecretRedactor redactor = _impl->settings->redactor();
-		Detail::PolicyDeadline::Scope deadline(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, redactor);
+		Detail::PolicyDeadline::Scope deadline(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, _impl->redactor);
 		TargetSessionPolicy::Ptr site = _impl->siteTarget(target);
 		return open(TargetSessionAttributes::Any, Lsn(), site);
 	}
@@ -220,16 +219,13 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	Detail::FreshnessRule freshness(_impl->freshness, target, std::max(token, own));
 	PoolObserver* observer = _impl->observer.load(std::memory_order_acquire);   // doc/metrics.md: none, one test
 	// A site target's calls before the Router's (needsRole() here) are bounded by the checkout's deadline too.
-	std::optional<SecretRedactor> siteRedactor;
 	std::optional<Detail::PolicyDeadline::Scope> siteDeadline;
-	if (site)
-	{
-		siteRedactor.emplace(_impl->settings->redactor());
-		siteDeadline.emplace(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, *siteRedactor);
-	}
+	if (site) siteDeadline.emplace(_impl->settings->checkoutTimeout, _impl->settings->connectTimeout, _impl->redactor);
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	// Without a topology source the path is fixed and read without a lock or a reference count; with one,
 	// the current list's path is held for the duration of the checkout.
+	Poco::Timestamp deadline(Poco::Timestamp::TIMEVAL_MIN);   // set when the fast path waited (Router::Request)
+	Detail::HeldReservation reserved;                          // room the fast path's wait was granted
 	std::shared_ptr<Impl::FastPath> heldFast;
 	Impl::FastPath* fast = _impl->fixedFast.get();
 	if (_impl->topology)
@@ -241,6 +237,13 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	{
 		const HostAttemptList* attempts = nullptr;
 		PoolEntryPtr entry = _impl->takeIdleFast(*fast, attempts);
+		// Past saturation: the Router would only wait on every endpoint at once (doc/pooling.md, step 3).
+		// With an observer the Router's path reports the wait (doc/metrics.md).
+		if (!entry && !observer)
+		{
+			deadline = Detail::Router::checkoutDeadline(*_impl->settings);
+			entry = _impl->waitSaturated(*fast, deadline, attempts, reserved);
+		}
 		if (entry)
 		{
 			if (observer) Detail::reportIdleCheckout(*observer, *entry);
@@ -260,12 +263,15 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 
 	Detail::Router::Request request;
 	request.settings = _impl->settings.get();
+	request.redactor = &_impl->redactor;
 	request.hostOrder = _impl->hostOrder;
 	request.target = site ? site : _impl->target(target);
 	request.hostStates = &_impl->connector.hostStates();
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 	request.hosts = _impl->hosts();   // null without a topology source: the written endpoints
+	request.deadline = deadline;
+	request.reserved = &reserved;     // the Router opens it or gives it back; an exception before: ~HeldReservation
 
 	auto route = [observer, &request](HostAttemptList& attempts)
 	{

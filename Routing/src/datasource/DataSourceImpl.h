@@ -68,6 +68,10 @@ struct BlueTuskDataSource::Impl
 	};
 
 	std::shared_ptr<const ConnectionSettings> settings;
+	const SecretRedactor redactor;   /// settings->redactor(), built once: the settings never change, and a
+	                                 /// checkout past the fast path would otherwise build it again (its
+	                                 /// secrets' copies were a third of a waiting checkout's allocations,
+	                                 /// doc/performance.md, row 14a)
 	RoutingContext connector;
 	HostOrderPolicy::Ptr hostOrder;
 	std::string standardOrder;   /// the host order's name() when it is a standard one, else empty (a site
@@ -91,6 +95,7 @@ struct BlueTuskDataSource::Impl
 
 	Impl(const ConnectionSettings& s, const RoutingContext& c):
 		settings(std::make_shared<const ConnectionSettings>(s)),
+		redactor(settings->redactor()),
 		connector(c),
 		freshness(*settings)
 	{
@@ -243,6 +248,54 @@ struct BlueTuskDataSource::Impl
 			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), attempts->front().detail);
 			return entry;
 		}
+		return nullptr;
+	}
+
+	PoolEntryPtr waitSaturated(FastPath& path, Poco::Timestamp deadline, const HostAttemptList*& attempts, Detail::HeldReservation& reserved)
+		/// Past saturation (doc/pooling.md, checkout step 3): when checkouts already wait for every endpoint
+		/// of path and none is known down or draining, none has an idle session or room for a newcomer, so
+		/// the Router would plan a pass only to wait on all of them at once; this waits so directly (first
+		/// come, first served with every other waiter: PoolManager::waitBehindWaiters()). Returns the idle
+		/// session handed over (attempts as for takeIdleFast()), or null: some endpoint has no waiter or is
+		/// known down (nothing waited for), or the wait ended with room to open a session instead, which is
+		/// then held in reserved (the Router opens it: Router::Request::reserved). Throws
+		/// BlueTuskPoolTimeoutException at deadline (the checkout's, Router::checkoutDeadline()), redacted.
+	{
+		HostStateRegistry& states = connector.hostStates();
+		const bool checkDown = states.mayHaveDown();
+		const Poco::Int64 nowMs = checkDown ? coarseNowMs() : 0;
+		for (FastEndpoint& fast: path.endpoints)
+		{
+			// Without the lock first: below saturation (the common miss) this costs no lock at all.
+			if (!fast.pool->hasWaiters() || (checkDown && isFreshDown(states, fast, nowMs))) return nullptr;
+		}
+		std::vector<EndpointPool*> pools;
+		pools.reserve(path.endpoints.size());
+		for (FastEndpoint& fast: path.endpoints) pools.push_back(fast.pool);
+		PoolGrant grant;
+		try
+		{
+			grant = manager->waitBehindWaiters(pools, deadline);
+		}
+		catch (Poco::Exception& exc)
+		{
+			redactor.rethrow(exc);
+		}
+		if (grant.isReservation())
+		{
+			reserved.hold(grant.pool);
+			return nullptr;
+		}
+		if (!grant.entry) return nullptr;
+		for (FastEndpoint& fast: path.endpoints)
+		{
+			if (fast.pool != grant.pool) continue;
+			const ServerRole role = grant.entry->session->role();
+			const std::size_t r = static_cast<std::size_t>(role) < Detail::ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
+			attempts = fast.accepted[r].get();
+			return std::move(grant.entry);
+		}
+		grant.pool->release(std::move(grant.entry));   // not reached: the grant is one of pools'
 		return nullptr;
 	}
 };

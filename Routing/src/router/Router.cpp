@@ -35,7 +35,8 @@ Router::Router(const Request& request):
 	_request(request),
 	_settings(*request.settings),
 	_endpoints(request.hosts ? request.hosts->endpoints : request.settings->endpoints),
-	_redactor(request.settings->redactor()),
+	_ownRedactor(request.redactor ? SecretRedactor() : request.settings->redactor()),
+	_redactor(request.redactor ? *request.redactor : _ownRedactor),
 	_policyDeadline(_settings.checkoutTimeout, _settings.connectTimeout, _redactor),
 	_guardWrites(guardsWrites(*request.target)),
 	_needsRole(request.target->needsRole()),
@@ -80,13 +81,21 @@ PoolEntryPtr Router::route(HostAttemptList& log)
 }
 
 
+Poco::Timestamp Router::checkoutDeadline(const ConnectionSettings& settings)
+{
+	// Checkout Timeout=0 means no limit, like every other timeout (doc/reliability.md).
+	if (settings.checkoutTimeout.totalMicroseconds() <= 0) return Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX);
+	Poco::Timestamp deadline;
+	deadline += settings.checkoutTimeout.totalMicroseconds();
+	return deadline;
+}
+
+
 PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 {
 	Poco::Clock start;
-	// Checkout Timeout=0 means no limit, like every other timeout (doc/reliability.md).
-	Poco::Timestamp checkoutDeadline;
-	if (_settings.checkoutTimeout.totalMicroseconds() > 0) checkoutDeadline += _settings.checkoutTimeout.totalMicroseconds();
-	else checkoutDeadline = Poco::Timestamp(Poco::Timestamp::TIMEVAL_MAX);
+	const Poco::Timestamp checkoutDeadline = _request.deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MIN)
+		? Router::checkoutDeadline(_settings) : _request.deadline;
 	Poco::Timespan backoff(0, 100000);
 	const Poco::Timespan maxBackoff(1, 0);
 	int passes = 0;
@@ -248,6 +257,7 @@ PoolEntryPtr Router::pass(HostAttemptList& log, int number, Poco::Timestamp chec
 			if (a.tier != b.tier) return a.tier < b.tier;
 			return hinted && a.tier == 0 && a.expect == Expect::Accept && b.expect == Expect::Unknown;
 		});
+		if (_request.reserved && _request.reserved->pool() && openReserved(slots, state)) return state.takeWinner();
 		std::size_t concurrency = std::max<std::size_t>(1, plan.concurrency);
 		_startupStagger = plan.startupStagger;
 		_connectStagger = plan.connectStagger;

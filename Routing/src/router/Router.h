@@ -32,6 +32,44 @@ class FreshnessRule;
 class GuardedTargetSessionPolicy;
 
 
+class HeldReservation
+	/// Owns room for one new session in a pool (a PoolGrant that is a reservation): gives it back
+	/// (EndpointPool::cancelReservation()) when destroyed unless release()d. Not thread-safe.
+{
+public:
+	HeldReservation() = default;
+	~HeldReservation()
+	{
+		if (_pool) _pool->cancelReservation();
+	}
+
+	void hold(EndpointPool* pool)
+		/// Takes ownership of a reservation in pool (none must be held).
+	{
+		_pool = pool;
+	}
+
+	EndpointPool* pool() const
+	{
+		return _pool;
+	}
+
+	EndpointPool* release()
+		/// The pool, whose reservation the caller now owns (openReserved() or cancelReservation()).
+	{
+		EndpointPool* pool = _pool;
+		_pool = nullptr;
+		return pool;
+	}
+
+private:
+	HeldReservation(const HeldReservation&) = delete;
+	HeldReservation& operator = (const HeldReservation&) = delete;
+
+	EndpointPool* _pool = nullptr;
+};
+
+
 class Router
 	/// Finds a session for one target over the host list: Request::hosts (a data source's topology), else
 	/// the endpoints of settings.
@@ -80,6 +118,9 @@ public:
 	struct Request
 	{
 		const ConnectionSettings* settings = nullptr;
+		const SecretRedactor* redactor = nullptr;
+			/// settings->redactor() when the caller keeps one (a data source: its settings never change), or
+			/// null: the Router builds its own
 		HostOrderPolicy::Ptr hostOrder;
 		TargetSessionPolicy::Ptr target;
 		HostStateRegistry* hostStates = nullptr;
@@ -91,7 +132,18 @@ public:
 		HostListPtr hosts;
 			/// the host list to route over (a data source's current topology, doc/high-availability.md) with
 			/// its role hints; null: settings->endpoints, no hints
+		Poco::Timestamp deadline = Poco::Timestamp(Poco::Timestamp::TIMEVAL_MIN);
+			/// the checkout's Checkout Timeout deadline (checkoutDeadline()) when the checkout began before the
+			/// Router (a data source's wait past saturation); TIMEVAL_MIN: from the start of route()
+		HeldReservation* reserved = nullptr;
+			/// room for one new session this checkout already holds (the data source's wait past saturation
+			/// ended with it, BlueTuskDataSource::Impl::waitSaturated()), or null: the first pass opens there
+			/// before anything else when the endpoint is still one to open, otherwise gives the room back
 	};
+
+	static Poco::Timestamp checkoutDeadline(const ConnectionSettings& settings);
+		/// Now + Checkout Timeout, or Poco::Timestamp::TIMEVAL_MAX when it is 0 (no limit, as every other
+		/// timeout: doc/reliability.md).
 
 	explicit Router(const Request& request);
 	~Router();
@@ -122,6 +174,9 @@ private:
 		/// granted. True: pass() returns result (a session, or null when there was nothing to wait for);
 		/// false: the pass is planned anew. Throws BlueTuskPoolTimeoutException and what checkAuthentication()
 		/// throws.
+	bool openReserved(std::vector<Slot>& slots, PassState& state);
+		/// Request::reserved (RouterWait.cpp): opens on the room the checkout already holds when its endpoint
+		/// is in the first tier and not settled, else gives the room back. True: state has the winner.
 	void releaseRejected(PoolEntryPtr entry, ServerRole role);
 		/// A session the target rejected goes back to its pool, unless the pools do not keep its role: then
 		/// it is closed (no Failover Timeout), or noted in _unusable and closed when route() ends.
@@ -151,7 +206,9 @@ private:
 	Request _request;
 	const ConnectionSettings& _settings;
 	const std::vector<BlueTuskHostEndpoint>& _endpoints; /// _request.hosts' endpoints, else the settings' ones
-	const SecretRedactor _redactor;   /// _settings.redactor(): every attempt, log line and exception passes it
+	const SecretRedactor _ownRedactor; /// _settings.redactor() when the request brought none (else empty)
+	const SecretRedactor& _redactor;  /// the request's or _ownRedactor: every attempt, log line and exception
+	                                  /// passes it
 	PolicyDeadline::Scope _policyDeadline; /// the checkout's deadline for the site target-session calls, from here on
 	const bool _guardWrites;          /// the target is a write target: the split-brain guard applies
 	const bool _needsRole;            /// the target's needsRole(), asked once, before any session is held (a

@@ -5,8 +5,9 @@
 //
 // The pooled part of a pass that waits (doc/pooling.md, "Checkout" step 3 and "Preferred endpoints"): the
 // wait for capacity on the endpoints that had none, the wait for a preferred endpoint that is only opening
-// before a fallback is taken, and what a checkout does with a rejected session that the data source's own
-// target can never use ("Sessions of a role the data source cannot use").
+// before a fallback is taken, what a checkout does with a rejected session that the data source's own
+// target can never use ("Sessions of a role the data source cannot use"), and the room a checkout was granted
+// before the Router ran (Request::reserved).
 //
 
 #include "RouterPass.h"
@@ -110,6 +111,25 @@ bool Router::waitForCapacity(std::vector<Slot>& slots, PassState& state, Poco::T
 		result = std::move(state.retained);
 		return true;
 	}
+	return false;
+}
+
+
+bool Router::openReserved(std::vector<Slot>& slots, PassState& state)
+{
+	// The data source's wait past saturation was granted room rather than a session (a session of the pool
+	// closed): open there first, as waitForCapacity() does with room it is granted, so that the checkout
+	// keeps its turn.
+	EndpointPool* pool = _request.reserved->release();
+	for (Slot& slot: slots)
+	{
+		if (slot.pool != pool) continue;
+		if (slot.tier != 0 || slot.settled || slot.failedNow) break;
+		openOne(slot, state);
+		checkAuthentication(state);
+		return static_cast<bool>(state.winner);
+	}
+	pool->cancelReservation();
 	return false;
 }
 
