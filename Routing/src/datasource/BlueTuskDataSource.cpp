@@ -224,8 +224,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	// Fast path (doc/performance.md, R2): a target that accepts every role and an idle session at hand.
 	// Without a topology source the path is fixed and read without a lock or a reference count; with one,
 	// the current list's path is held for the duration of the checkout.
-	Poco::Timestamp deadline(Poco::Timestamp::TIMEVAL_MIN);   // set when the fast path waited (Router::Request)
-	Detail::HeldReservation reserved;                          // room the fast path's wait was granted
+	Impl::SaturatedWait saturated;   // the fast path's wait past saturation, for the Router when it ends with room
 	std::shared_ptr<Impl::FastPath> heldFast;
 	Impl::FastPath* fast = _impl->fixedFast.get();
 	if (_impl->topology)
@@ -239,11 +238,7 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 		PoolEntryPtr entry = _impl->takeIdleFast(*fast, attempts);
 		// Past saturation: the Router would only wait on every endpoint at once (doc/pooling.md, step 3).
 		// With an observer the Router's path reports the wait (doc/metrics.md).
-		if (!entry && !observer)
-		{
-			deadline = Detail::Router::checkoutDeadline(*_impl->settings);
-			entry = _impl->waitSaturated(*fast, deadline, attempts, reserved);
-		}
+		if (!entry && !observer) entry = _impl->waitSaturated(*fast, attempts, saturated);
 		if (entry)
 		{
 			if (observer) Detail::reportIdleCheckout(*observer, *entry);
@@ -270,8 +265,12 @@ BlueTuskConnection BlueTuskDataSource::open(TargetSessionAttributes target, cons
 	request.pools = _impl->manager.get();
 	request.pooled = true;
 	request.hosts = _impl->hosts();   // null without a topology source: the written endpoints
-	request.deadline = deadline;
-	request.reserved = &reserved;     // the Router opens it or gives it back; an exception before: ~HeldReservation
+	if (saturated.started)
+	{
+		request.started = &*saturated.started;
+		request.deadline = saturated.deadline;
+		request.reserved = &saturated.reserved;   // the Router opens it or gives it back; before: ~HeldReservation
+	}
 
 	auto route = [observer, &request](HostAttemptList& attempts)
 	{

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <time.h>
 #include <vector>
@@ -251,15 +252,25 @@ struct BlueTuskDataSource::Impl
 		return nullptr;
 	}
 
-	PoolEntryPtr waitSaturated(FastPath& path, Poco::Timestamp deadline, const HostAttemptList*& attempts, Detail::HeldReservation& reserved)
+	struct SaturatedWait
+		/// What a checkout's wait past saturation leaves for the Router when it ends with room rather than a
+		/// session (Router::Request::started, deadline, reserved); untouched (no clock read) when it did not
+		/// wait.
+	{
+		std::optional<Poco::Clock> started;   /// the checkout's start
+		Poco::Timestamp deadline;             /// its Checkout Timeout deadline
+		Detail::HeldReservation reserved;     /// the room granted
+	};
+
+	PoolEntryPtr waitSaturated(FastPath& path, const HostAttemptList*& attempts, SaturatedWait& wait)
 		/// Past saturation (doc/pooling.md, checkout step 3): when checkouts already wait for every endpoint
 		/// of path and none is known down or draining, none has an idle session or room for a newcomer, so
 		/// the Router would plan a pass only to wait on all of them at once; this waits so directly (first
 		/// come, first served with every other waiter: PoolManager::waitBehindWaiters()). Returns the idle
 		/// session handed over (attempts as for takeIdleFast()), or null: some endpoint has no waiter or is
 		/// known down (nothing waited for), or the wait ended with room to open a session instead, which is
-		/// then held in reserved (the Router opens it: Router::Request::reserved). Throws
-		/// BlueTuskPoolTimeoutException at deadline (the checkout's, Router::checkoutDeadline()), redacted.
+		/// then held in wait (the Router opens it: Router::Request::reserved). Throws
+		/// BlueTuskPoolTimeoutException at the checkout's deadline (Router::checkoutDeadline()), redacted.
 	{
 		HostStateRegistry& states = connector.hostStates();
 		const bool checkDown = states.mayHaveDown();
@@ -272,18 +283,22 @@ struct BlueTuskDataSource::Impl
 		std::vector<EndpointPool*> pools;
 		pools.reserve(path.endpoints.size());
 		for (FastEndpoint& fast: path.endpoints) pools.push_back(fast.pool);
+		wait.started.emplace();
+		wait.deadline = Detail::Router::checkoutDeadline(*settings);
 		PoolGrant grant;
 		try
 		{
-			grant = manager->waitBehindWaiters(pools, deadline);
+			grant = manager->waitBehindWaiters(pools, wait.deadline);
 		}
 		catch (Poco::Exception& exc)
 		{
 			redactor.rethrow(exc);
 		}
+		Poco::Logger& logger = Detail::dataSourceRoutingLogger();
 		if (grant.isReservation())
 		{
-			reserved.hold(grant.pool);
+			if (logger.debug()) logger.debug("%s: room to open a session, granted past saturation", grant.pool->endpoint().toString());
+			wait.reserved.hold(grant.pool);
 			return nullptr;
 		}
 		if (!grant.entry) return nullptr;
@@ -293,6 +308,7 @@ struct BlueTuskDataSource::Impl
 			const ServerRole role = grant.entry->session->role();
 			const std::size_t r = static_cast<std::size_t>(role) < Detail::ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
 			attempts = fast.accepted[r].get();
+			if (logger.debug()) logger.debug("%s: %s (idle session handed over past saturation)", fast.endpoint.toString(), attempts->front().detail);
 			return std::move(grant.entry);
 		}
 		grant.pool->release(std::move(grant.entry));   // not reached: the grant is one of pools'

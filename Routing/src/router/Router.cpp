@@ -94,6 +94,7 @@ Poco::Timestamp Router::checkoutDeadline(const ConnectionSettings& settings)
 PoolEntryPtr Router::routeUnredacted(HostAttemptList& log)
 {
 	Poco::Clock start;
+	if (_request.started) start = *_request.started;   // the checkout's wait past saturation counts too
 	const Poco::Timestamp checkoutDeadline = _request.deadline == Poco::Timestamp(Poco::Timestamp::TIMEVAL_MIN)
 		? Router::checkoutDeadline(_settings) : _request.deadline;
 	Poco::Timespan backoff(0, 100000);

@@ -18,6 +18,7 @@
 #include "BlueTusk/TargetSessionPolicy.h"
 #include "HostListSnapshot.h"
 #include "PolicyCallBound.h"
+#include "Poco/Clock.h"
 #include "Poco/Exception.h"
 #include "Poco/Timestamp.h"
 #include <memory>
@@ -132,6 +133,10 @@ public:
 		HostListPtr hosts;
 			/// the host list to route over (a data source's current topology, doc/high-availability.md) with
 			/// its role hints; null: settings->endpoints, no hints
+		const Poco::Clock* started = nullptr;
+			/// when the checkout began, when that was before the Router (a data source's wait past
+			/// saturation): Failover Timeout and the elapsed times reported count from it; null: from the
+			/// start of route()
 		Poco::Timestamp deadline = Poco::Timestamp(Poco::Timestamp::TIMEVAL_MIN);
 			/// the checkout's Checkout Timeout deadline (checkoutDeadline()) when the checkout began before the
 			/// Router (a data source's wait past saturation); TIMEVAL_MIN: from the start of route()
