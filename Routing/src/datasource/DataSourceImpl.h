@@ -258,7 +258,9 @@ struct BlueTuskDataSource::Impl
 		/// wait.
 	{
 		std::optional<Poco::Clock> started;   /// the checkout's start
-		Poco::Timestamp deadline;             /// its Checkout Timeout deadline
+		Poco::Timestamp deadline{Poco::Timestamp::TIMEVAL_MAX};
+		                                      /// its Checkout Timeout deadline (a value, not Timestamp()'s read
+		                                      /// of the clock: every open() makes one, row 6a)
 		Detail::HeldReservation reserved;     /// the room granted
 	};
 
