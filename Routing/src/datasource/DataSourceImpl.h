@@ -246,7 +246,7 @@ struct BlueTuskDataSource::Impl
 			const std::size_t r = static_cast<std::size_t>(role) < Detail::ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
 			attempts = fast.accepted[r].get();
 			Poco::Logger& logger = Detail::dataSourceRoutingLogger();
-			if (logger.debug()) logger.debug("%s: %s (idle session reused)", fast.endpoint.toString(), attempts->front().detail);
+			if (logger.debug()) logger.debug("%s: %s (idle session reused)", redactor.redact(fast.endpoint.toString()), attempts->front().detail);
 			return entry;
 		}
 		return nullptr;
@@ -299,7 +299,7 @@ struct BlueTuskDataSource::Impl
 		Poco::Logger& logger = Detail::dataSourceRoutingLogger();
 		if (grant.isReservation())
 		{
-			if (logger.debug()) logger.debug("%s: room to open a session, granted past saturation", grant.pool->endpoint().toString());
+			if (logger.debug()) logger.debug("%s: room to open a session, granted past saturation", redactor.redact(grant.pool->endpoint().toString()));
 			wait.reserved.hold(grant.pool);
 			return nullptr;
 		}
@@ -310,7 +310,7 @@ struct BlueTuskDataSource::Impl
 			const ServerRole role = grant.entry->session->role();
 			const std::size_t r = static_cast<std::size_t>(role) < Detail::ROLE_COUNT ? static_cast<std::size_t>(role) : 0;
 			attempts = fast.accepted[r].get();
-			if (logger.debug()) logger.debug("%s: %s (idle session handed over past saturation)", fast.endpoint.toString(), attempts->front().detail);
+			if (logger.debug()) logger.debug("%s: %s (idle session handed over past saturation)", redactor.redact(fast.endpoint.toString()), attempts->front().detail);
 			return std::move(grant.entry);
 		}
 		grant.pool->release(std::move(grant.entry));   // not reached: the grant is one of pools'
